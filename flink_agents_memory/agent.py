@@ -1,0 +1,83 @@
+"""Agents and actions: an agent is a set of ``@action`` functions that react to events."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .errors import AgentDefinitionError
+from .events import Event
+
+_LISTENS = "_flink_agents_memory_listens"
+
+
+def action(*event_types: type[Event]) -> Callable[[Any], Any]:
+    """Mark a function of an Agent as an action listening to ``event_types``.
+
+    Works above or below ``@staticmethod``; the function is called as ``fn(event, ctx)``
+    (or ``self.fn(event, ctx)`` for an instance method).
+    """
+    if not event_types:
+        raise AgentDefinitionError("@action needs at least one event type")
+    for t in event_types:
+        if not (isinstance(t, type) and issubclass(t, Event)):
+            raise AgentDefinitionError(f"@action expects Event subclasses, got {t!r}")
+
+    def mark(fn: Any) -> Any:
+        target = fn.__func__ if isinstance(fn, staticmethod) else fn
+        if not callable(target):
+            raise AgentDefinitionError(f"@action must decorate a function, got {fn!r}")
+        setattr(target, _LISTENS, tuple(event_types))
+        return fn
+
+    return mark
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """One action of an agent, resolved to a callable ``fn(event, ctx)``."""
+
+    name: str
+    listens: tuple[type[Event], ...]
+    fn: Callable[[Event, Any], Any]
+
+
+class Agent:
+    """Base class of agents. Subclass it and add ``@action`` functions.
+
+    Class attributes declare what must exist before the job runs (Flink wants states declared
+    up front); they are read by the runtime when the job is built.
+    """
+
+    #: Pydantic model classes stored in memory that must resolve on restore even when their
+    #: module is not importable on the TaskManager (e.g. defined in the job script).
+    memory_types: ClassVar[tuple[type, ...]] = ()
+
+    def get_actions(self) -> list[ActionSpec]:
+        """The agent's actions, in definition order; raises AgentDefinitionError if malformed."""
+        specs: list[ActionSpec] = []
+        seen: set[str] = set()
+        for cls in type(self).__mro__:
+            for name, raw in vars(cls).items():
+                target = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+                listens = getattr(target, _LISTENS, None)
+                if listens is None or name in seen:
+                    continue
+                seen.add(name)
+                fn = getattr(self, name)
+                _check_signature(type(self).__name__, name, fn)
+                specs.append(ActionSpec(name=name, listens=listens, fn=fn))
+        if not specs:
+            raise AgentDefinitionError(f"agent {type(self).__name__} has no @action functions")
+        return specs
+
+
+def _check_signature(agent: str, name: str, fn: Callable[..., Any]) -> None:
+    try:
+        inspect.signature(fn).bind(None, None)
+    except TypeError as e:
+        raise AgentDefinitionError(
+            f"action {agent}.{name} must accept (event, ctx): {e}"
+        ) from e

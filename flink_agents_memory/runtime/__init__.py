@@ -1,0 +1,1 @@
+"""Flink wiring: configuration, the operator builder, the job builder."""

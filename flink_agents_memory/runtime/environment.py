@@ -1,0 +1,77 @@
+"""Job builder: ``AgentsExecutionEnvironment.get_execution_environment(env)
+.from_datastream(ds, key_selector).apply(agent).to_datastream()``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pyflink.common.typeinfo import TypeInformation, Types
+from pyflink.datastream import DataStream, StreamExecutionEnvironment
+
+from ..agent import Agent
+from ..errors import ConfigurationError
+from .config import AgentConfig
+from .function import AgentProcessFunction
+from .operator import apply_memory_operator
+from .python_env import configure_environment
+
+
+class AgentsExecutionEnvironment:
+    """Wraps a StreamExecutionEnvironment configured for agent jobs (thread mode, jar, path)."""
+
+    def __init__(self, env: StreamExecutionEnvironment) -> None:
+        configure_environment(env)
+        self.env = env
+
+    @staticmethod
+    def get_execution_environment(
+        env: StreamExecutionEnvironment | None = None,
+    ) -> AgentsExecutionEnvironment:
+        """Use ``env`` (or a new one) for agent jobs; rejects settings that would not run."""
+        return AgentsExecutionEnvironment(
+            env or StreamExecutionEnvironment.get_execution_environment()
+        )
+
+    def from_datastream(
+        self,
+        ds: DataStream,
+        key_selector: Callable[[Any], Any],
+        key_type: TypeInformation | None = None,
+    ) -> AgentBuilder:
+        """Key ``ds`` by ``key_selector``; each key has its own memory."""
+        if not callable(key_selector):
+            raise ConfigurationError("from_datastream needs a key_selector callable")
+        return AgentBuilder(ds, key_selector, key_type or Types.STRING())
+
+
+class AgentBuilder:
+    """Collects the agent and its config, then builds the operator."""
+
+    def __init__(
+        self, ds: DataStream, key_selector: Callable[[Any], Any], key_type: TypeInformation
+    ) -> None:
+        self._ds = ds
+        self._key_selector = key_selector
+        self._key_type = key_type
+        self._agent: Agent | None = None
+        self._config = AgentConfig()
+
+    def apply(self, agent: Agent, config: AgentConfig | None = None) -> AgentBuilder:
+        """Run ``agent`` on the keyed stream; its definition is checked now."""
+        if not isinstance(agent, Agent):
+            raise ConfigurationError(f"apply expects an Agent instance, got {agent!r}")
+        agent.get_actions()
+        self._agent = agent
+        if config is not None:
+            self._config = config
+        return self
+
+    def to_datastream(self, output_type: TypeInformation | None = None) -> DataStream:
+        """The stream of every OutputEvent's ``output`` (pickled unless ``output_type``)."""
+        if self._agent is None:
+            raise ConfigurationError("call apply(agent) before to_datastream()")
+        keyed = self._ds.key_by(self._key_selector, key_type=self._key_type)
+        func = AgentProcessFunction(self._agent, self._config)
+        name = f"agent:{type(self._agent).__name__}"
+        return apply_memory_operator(keyed, func, output_type, name)

@@ -1,0 +1,1 @@
+"""Shared fixtures. tests/ is on sys.path, so scenario modules import in the TaskManager too."""

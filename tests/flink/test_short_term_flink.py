@@ -1,0 +1,184 @@
+"""Short-term memory on real Flink MapState, inside MemoryAgentOperator, in thread mode."""
+
+from __future__ import annotations
+
+import json
+import traceback
+from pathlib import Path
+
+import jobs
+import stm_scenarios
+from stm_scenarios import CustomDataSet
+
+from flink_agents_memory import Agent, Event, InputEvent, MemoryRef, OutputEvent, action
+
+
+class ScenarioAgent(Agent):
+    """Runs the shared scenarios on the key's real MapState and reports per scenario."""
+
+    @action(InputEvent)
+    @staticmethod
+    def run_scenario(event, ctx):
+        name = event.input.split("|", 1)[1]
+        try:
+            getattr(stm_scenarios, name)(ctx.get_short_term_memory())
+            result = "ok"
+        except Exception:
+            result = traceback.format_exc()
+        ctx.send_event(OutputEvent(output=f"{name}:{result}"))
+
+
+def test_seed_000_scenarios_on_flink_state():
+    names = ["seed_000_example", "delete_and_values", "memory_ref_roundtrip"]
+    outputs = jobs.run_agent(ScenarioAgent(), [f"key{i}|{n}" for i, n in enumerate(names)])
+    assert sorted(outputs) == sorted(f"{n}:ok" for n in names)
+
+
+class MyEvent(Event):
+    """A custom Event with a payload field that can hold either the actual data or a reference."""
+
+    payload: CustomDataSet | MemoryRef
+
+
+class RefAgent(Agent):
+    """Seed 000's agent example: action_a stores data and passes a MemoryRef to action_b.
+    A later run of the same key reads the data stored by the first run."""
+
+    memory_types = (CustomDataSet,)
+
+    @action(InputEvent)
+    @staticmethod
+    def action_a(event, ctx):
+        key, content = event.input.split("|", 1)
+        stm = ctx.get_short_term_memory()
+        if content == "read-back":
+            again = stm.get(MemoryRef.create(f"shared_datasets.{key}.content", "CustomDataSet"))
+            ctx.send_event(OutputEvent(output=f"{key}:again:{again.data.decode()}"))
+            return
+        data_to_store = CustomDataSet(id=key, data=content.encode("utf-8"))
+        data_path = "shared_datasets." + key + ".content"
+        stm.set(data_path, data_to_store)
+        data_ref = MemoryRef.create(data_path, "CustomDataSet")
+        assert stm.set(data_path, data_to_store) == data_ref
+        ctx.send_event(MyEvent(payload=data_ref))
+
+    @action(MyEvent)
+    @staticmethod
+    def action_b(event, ctx):
+        payload = event.payload
+        assert isinstance(payload, MemoryRef)
+        resolved_data = payload.resolve(ctx)
+        assert ctx.get_short_term_memory().get(payload) == resolved_data
+        data_size = len(resolved_data.data)
+        ctx.send_event(
+            OutputEvent(
+                output=f"Processed data with ID '{resolved_data.id}', size: {data_size} bytes."
+            )
+        )
+
+
+def test_memory_ref_with_pydantic_model_between_actions():
+    outputs = jobs.run_agent(
+        RefAgent(),
+        ["large_001|hello", "large_002|some larger content", "large_001|read-back"],
+        env=jobs.make_env(parallelism=1),
+    )
+    assert outputs == [
+        "Processed data with ID 'large_001', size: 5 bytes.",
+        "Processed data with ID 'large_002', size: 19 bytes.",
+        "large_001:again:hello",
+    ]
+
+
+class IsolationAgent(Agent):
+    """Each key records its own events; any foreign value shows up in the output."""
+
+    @action(InputEvent)
+    @staticmethod
+    def record(event, ctx):
+        key, seq = event.input.split("|")
+        stm = ctx.get_short_term_memory()
+        if stm.get("owner") is None:
+            stm.set("owner", ctx.key)
+        seen = stm.get("profile.seen") or []
+        stm.set("profile.seen", [*seen, int(seq)])
+        ctx.send_event(
+            OutputEvent(
+                output=json.dumps(
+                    {"key": key, "ctx_key": ctx.key, "owner": stm.get("owner"),
+                     "seen": stm.get("profile.seen")}
+                )
+            )
+        )
+
+
+def test_one_thousand_keys_never_mix():
+    keys, per_key = 1000, 3
+    n = keys * per_key
+    outputs = [json.loads(o) for o in jobs.run_agent(
+        IsolationAgent(), lambda env: jobs.sequence_source(env, n, keys)
+    )]
+    assert len(outputs) == n
+    final: dict[str, list[int]] = {}
+    for out in outputs:
+        assert out["key"] == out["ctx_key"] == out["owner"]
+        assert all(f"k{s % keys}" == out["key"] for s in out["seen"])
+        final[out["key"]] = max(final.get(out["key"], []), out["seen"], key=len)
+    assert len(final) == keys
+    for key, seen in final.items():
+        i = int(key[1:])
+        assert seen == [i + j * keys for j in range(per_key)]
+
+
+class CountingAgent(Agent):
+    """Writes counters and a list per event; fails once, after a completed checkpoint."""
+
+    def __init__(self, checkpoint_dir: str | None = None, marker: str | None = None,
+                 fail_from: int = 0) -> None:
+        self.checkpoint_dir = checkpoint_dir
+        self.marker = marker
+        self.fail_from = fail_from
+
+    @action(InputEvent)
+    def count(self, event, ctx):
+        seq = int(event.input.split("|")[1])
+        stm = ctx.get_short_term_memory()
+        stm.set("count", (stm.get("count") or 0) + 1)
+        stm.set("sum.total", (stm.get("sum.total") or 0) + seq)
+        stm.set("recent", [*(stm.get("recent") or []), seq][-5:])
+        if (
+            self.marker
+            and seq >= self.fail_from
+            and not Path(self.marker).exists()
+            and any(Path(self.checkpoint_dir).glob("*/chk-*/_metadata"))
+        ):
+            Path(self.marker).write_text(str(seq))
+            raise RuntimeError(f"injected failure at {seq}")
+        digest = {"count": stm.get("count"), "total": stm.get("sum.total"),
+                  "recent": stm.get("recent")}
+        ctx.send_event(OutputEvent(output=json.dumps({"key": ctx.key, "memory": digest})))
+
+
+def final_memory(outputs: list[str]) -> dict[str, dict]:
+    final = {}
+    for raw in outputs:
+        out = json.loads(raw)
+        final[out["key"]] = out["memory"]
+    return final
+
+
+def test_failure_after_checkpoint_restores_exact_memory(tmp_path):
+    n, keys = 800, 20
+    source = lambda env: jobs.sequence_source(env, n, keys, throttle_ms=2)  # noqa: E731
+    expected = final_memory(jobs.run_agent(CountingAgent(), source, env=jobs.make_env()))
+    checkpoints = tmp_path / "checkpoints"
+    marker = tmp_path / "failed-once"
+    env = jobs.make_env(checkpoint_dir=checkpoints, restarts=3)
+    agent = CountingAgent(str(checkpoints), str(marker), fail_from=n // 2)
+    actual = final_memory(jobs.run_agent(agent, source, env=env))
+    assert marker.exists(), "the failure was never injected"
+    assert int(marker.read_text()) >= n // 2
+    assert len(expected) == keys
+    assert actual == expected
+    for _key, memory in expected.items():
+        assert memory["count"] == n // keys
