@@ -1,0 +1,118 @@
+package io.flinkagentsmemory.checkpoint;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.flinkagentsmemory.index.KeyGroupIndex;
+import io.flinkagentsmemory.index.LocalFiles;
+import org.apache.lucene.index.IndexCommit;
+import org.apache.lucene.store.IOContext;
+import org.apache.lucene.store.IndexInput;
+
+/**
+ * Writes one key group's index as a self-delimiting blob in a checkpoint stream, and back. Flink
+ * hands a restored key group's stream positioned at its start but not bounded at its end, so the
+ * blob carries its own lengths: {@code int version, int fileCount, fileCount × (UTF name, long
+ * length, bytes)}. A commit is pinned with SnapshotDeletionPolicy while it is copied, so later
+ * writes (and merges) cannot delete its files; {@code fileCount = 0} marks "no index".
+ */
+public final class KeyGroupIndexSnapshotter {
+
+    static final int FORMAT_VERSION = 1;
+
+    private static final int BUFFER = 64 * 1024;
+
+    private KeyGroupIndexSnapshotter() {}
+
+    /** Commits {@code index} and writes that commit's files; returns the bytes written. */
+    public static long write(KeyGroupIndex index, DataOutputStream out) throws IOException {
+        IndexCommit commit = index.acquireCommit();
+        try {
+            List<String> names = new ArrayList<>(commit.getFileNames());
+            out.writeInt(FORMAT_VERSION);
+            out.writeInt(names.size());
+            long written = 2L * Integer.BYTES;
+            byte[] buf = new byte[BUFFER];
+            for (String name : names) {
+                try (IndexInput in = index.directory().openInput(name, IOContext.READONCE)) {
+                    long length = in.length();
+                    out.writeUTF(name);
+                    out.writeLong(length);
+                    // Lucene file names are ASCII: modified UTF-8 is 2 length bytes + 1 per char.
+                    written += 2 + name.length() + Long.BYTES + copy(in, length, out, buf);
+                }
+            }
+            out.flush();
+            return written;
+        } finally {
+            index.releaseCommit(commit);
+        }
+    }
+
+    /** Writes the marker of a key group that has no index; returns the bytes written. */
+    public static long writeEmpty(DataOutputStream out) throws IOException {
+        out.writeInt(FORMAT_VERSION);
+        out.writeInt(0);
+        out.flush();
+        return 2L * Integer.BYTES;
+    }
+
+    /**
+     * Reads one blob; unless it is the empty marker, replaces {@code targetDir} with its files so
+     * an index opened there sees exactly the snapshotted documents. Returns whether an index was
+     * restored. Reads exactly the blob, nothing after it.
+     */
+    public static boolean restore(DataInputStream in, Path targetDir) throws IOException {
+        int version = in.readInt();
+        if (version != FORMAT_VERSION) {
+            throw new IOException("not a key-group index snapshot (format version " + version
+                    + ", expected " + FORMAT_VERSION + ")");
+        }
+        int count = in.readInt();
+        if (count == 0) {
+            return false;
+        }
+        LocalFiles.deleteRecursively(targetDir);
+        Files.createDirectories(targetDir);
+        byte[] buf = new byte[BUFFER];
+        for (int i = 0; i < count; i++) {
+            String name = in.readUTF();
+            long length = in.readLong();
+            try (OutputStream file = Files.newOutputStream(targetDir.resolve(checkedName(name)))) {
+                long left = length;
+                while (left > 0) {
+                    int n = (int) Math.min(buf.length, left);
+                    in.readFully(buf, 0, n);
+                    file.write(buf, 0, n);
+                    left -= n;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static long copy(IndexInput in, long length, DataOutputStream out, byte[] buf) throws IOException {
+        long left = length;
+        while (left > 0) {
+            int n = (int) Math.min(buf.length, left);
+            in.readBytes(buf, 0, n);
+            out.write(buf, 0, n);
+            left -= n;
+        }
+        return length;
+    }
+
+    /** A snapshot names plain Lucene files; anything with a path in it is corrupt or hostile. */
+    private static String checkedName(String name) throws IOException {
+        if (name.isEmpty() || name.contains("/") || name.contains("\\") || name.equals("..") || name.equals(".")) {
+            throw new IOException("invalid index file name in snapshot: '" + name + "'");
+        }
+        return name;
+    }
+}

@@ -1,0 +1,573 @@
+package io.flinkagentsmemory.index;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.IntPoint;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.document.NumericDocValuesField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.index.FloatVectorValues;
+import org.apache.lucene.index.IndexCommit;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.KeepOnlyLastCommitDeletionPolicy;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.index.SnapshotDeletionPolicy;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.search.BooleanClause.Occur;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.KnnFloatVectorQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+
+/**
+ * The long-term memories of one Flink key group, in one local Lucene index. One index per key
+ * group lets rescaling move whole indexes, exactly like Flink moves its own keyed state.
+ *
+ * <p>Every read takes the key and puts a TermQuery on {@code key} in as a FILTER clause; writes
+ * address documents by the (key, id) term {@code key_id}. No call can reach another key's
+ * documents, even with a colliding id. Expired documents (expires_at &lt;= now) are never returned.
+ *
+ * <p>Not meant for concurrent writers: the operator calls it from its task thread.
+ */
+public final class KeyGroupIndex implements Closeable {
+
+    static final String ID = "id";
+    static final String KEY = "key";
+    static final String KEY_ID = "key_id";
+    static final String KEY_GROUP = "key_group";
+    static final String MEMORY = "memory";
+    static final String VECTOR = "vector";
+    static final String METADATA = "metadata";
+    static final String HASH = "hash";
+    static final String CREATED_AT = "created_at";
+    static final String CREATED_AT_MILLIS = "created_at_ms";
+    static final String UPDATED_AT = "updated_at";
+    static final String EXPIRES_AT = "expires_at";
+
+    /** Default RAM buffer: small, because a subtask may hold many key groups open. */
+    public static final double DEFAULT_RAM_BUFFER_MB = 8.0;
+
+    /** HNSW beam: top-k searches explore at least this many candidates (recall at small k). */
+    static final int MIN_VECTOR_CANDIDATES = 100;
+
+    static final int RRF_K = 60;
+
+    /** Keeps a long query text under Lucene's clause limit (1024). */
+    static final int MAX_QUERY_TERMS = 256;
+
+    private final int keyGroup;
+    private final Directory directory;
+    private final Analyzer analyzer = new StandardAnalyzer();
+    private final SnapshotDeletionPolicy snapshots;
+    private final IndexWriter writer;
+    private final SearcherManager searchers;
+    private boolean stale;
+    private int dimension;
+
+    private KeyGroupIndex(int keyGroup, Directory directory, double ramBufferMb) throws IOException {
+        this.keyGroup = keyGroup;
+        this.directory = directory;
+        this.snapshots = new SnapshotDeletionPolicy(new KeepOnlyLastCommitDeletionPolicy());
+        IndexWriterConfig config = new IndexWriterConfig(analyzer)
+                .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
+                .setRAMBufferSizeMB(ramBufferMb)
+                .setIndexDeletionPolicy(snapshots);
+        this.writer = new IndexWriter(directory, config);
+        // A new index needs a first commit, or there is nothing to snapshot.
+        writer.commit();
+        this.searchers = new SearcherManager(writer, null);
+        this.dimension = readDimension();
+    }
+
+    /** Opens (or creates) the index of {@code keyGroup} in {@code path}. */
+    public static KeyGroupIndex open(Path path, int keyGroup, double ramBufferMb) throws IOException {
+        Directory dir = FSDirectory.open(path);
+        try {
+            return new KeyGroupIndex(keyGroup, dir, ramBufferMb);
+        } catch (IOException | RuntimeException e) {
+            dir.close();
+            throw e;
+        }
+    }
+
+    public int keyGroup() {
+        return keyGroup;
+    }
+
+    /** The vector dimension fixed by the first document with a vector, or -1 while none. */
+    public synchronized int dimension() {
+        return dimension;
+    }
+
+    /** Adds {@code doc}, replacing a document with the same (key, id): a replayed add is idempotent. */
+    public void add(MemoryDocument doc) throws IOException {
+        addAll(List.of(doc));
+    }
+
+    /** Adds all documents; all are validated before any is written. */
+    public void addAll(List<MemoryDocument> docs) throws IOException {
+        validate(docs);
+        for (MemoryDocument doc : docs) {
+            writer.updateDocument(keyIdTerm(doc.key(), doc.id()), toLucene(doc));
+        }
+        stale = true;
+    }
+
+    /**
+     * Replaces the document {@code id} of {@code key} (expired or not) by {@code doc}, keeping the
+     * old vector when {@code doc} has none; false if there is no such document.
+     */
+    public boolean update(String key, String id, MemoryDocument doc) throws IOException {
+        MemoryDocument existing = stored(key, id);
+        if (existing == null) {
+            return false;
+        }
+        MemoryDocument replacement = doc.withIdentity(id, key, keyGroup);
+        if (replacement.vector() == null) {
+            replacement = replacement.withVector(existing.vector());
+        }
+        validate(List.of(replacement));
+        writer.updateDocument(keyIdTerm(key, id), toLucene(replacement));
+        stale = true;
+        return true;
+    }
+
+    public boolean delete(String key, String id) throws IOException {
+        if (stored(key, id) == null) {
+            return false;
+        }
+        writer.deleteDocuments(keyIdTerm(key, id));
+        stale = true;
+        return true;
+    }
+
+    /** The live document {@code id} of {@code key}, or null. */
+    public MemoryDocument get(String key, String id, long nowMillis) throws IOException {
+        Query q = filter(key, nowMillis, MetadataFilter.none(), new TermQuery(new Term(ID, id)));
+        return first(q);
+    }
+
+    /** Live documents of {@code key} matching {@code filters}, newest (created_at) first. */
+    public List<MemoryDocument> getAll(String key, MetadataFilter filters, int limit, long nowMillis)
+            throws IOException {
+        requirePositive(limit);
+        Query q = filter(key, nowMillis, filters);
+        IndexSearcher s = acquire();
+        try {
+            TopDocs top = s.search(q, limit, newestFirst());
+            List<MemoryDocument> out = new ArrayList<>(top.scoreDocs.length);
+            for (ScoreDoc sd : top.scoreDocs) {
+                out.add(load(s, sd.doc));
+            }
+            return out;
+        } finally {
+            searchers.release(s);
+        }
+    }
+
+    /** The newest live document of {@code key} with this content hash (dedup), or null. */
+    public MemoryDocument findByHash(String key, String hash, long nowMillis) throws IOException {
+        return first(filter(key, nowMillis, MetadataFilter.none(), new TermQuery(new Term(HASH, hash))));
+    }
+
+    public int count(String key, long nowMillis) throws IOException {
+        IndexSearcher s = acquire();
+        try {
+            return s.count(filter(key, nowMillis, MetadataFilter.none()));
+        } finally {
+            searchers.release(s);
+        }
+    }
+
+    /**
+     * Ranks the live documents of {@code key}. VECTOR: kNN with the key/expiry/metadata filter
+     * (Lucene searches exactly when the filter matches few documents), score (1+dot)/2. KEYWORD:
+     * BM25 over the analysed query terms, empty for an empty text. HYBRID: reciprocal-rank fusion
+     * of both lists, score = sum of 1/(60+rank).
+     */
+    public List<SearchHit> search(String key, String queryText, float[] queryVector, SearchOptions options)
+            throws IOException {
+        if (options.mode() != SearchOptions.Mode.KEYWORD && queryVector == null) {
+            throw new IllegalArgumentException(options.mode() + " search needs a query vector");
+        }
+        Query filter = filter(key, options.nowMillis(), options.filters());
+        IndexSearcher s = acquire();
+        try {
+            List<ScoreDoc> ranked = switch (options.mode()) {
+                case VECTOR -> vectorHits(s, filter, queryVector, options.limit());
+                case KEYWORD -> keywordHits(s, filter, queryText, options.limit());
+                case HYBRID -> fuse(s, filter, queryText, queryVector, options.limit());
+            };
+            List<SearchHit> out = new ArrayList<>();
+            for (ScoreDoc sd : ranked) {
+                if (out.size() == options.limit()) {
+                    break;
+                }
+                if (options.minScore() == null || sd.score >= options.minScore()) {
+                    out.add(new SearchHit(load(s, sd.doc), sd.score));
+                }
+            }
+            return out;
+        } finally {
+            searchers.release(s);
+        }
+    }
+
+    /** Deletes every expired document of every key; returns how many. */
+    public int purgeExpired(long nowMillis) throws IOException {
+        Query expired = LongPoint.newRangeQuery(EXPIRES_AT, Long.MIN_VALUE, nowMillis);
+        int n;
+        IndexSearcher s = acquire();
+        try {
+            n = s.count(expired);
+        } finally {
+            searchers.release(s);
+        }
+        if (n > 0) {
+            writer.deleteDocuments(expired);
+            stale = true;
+        }
+        return n;
+    }
+
+    /**
+     * Keeps the {@code keep} newest (created_at) documents of {@code key}, expired ones included,
+     * and deletes the rest; returns how many were deleted.
+     */
+    public int deleteOldest(String key, int keep) throws IOException {
+        if (keep < 0) {
+            throw new IllegalArgumentException("keep must not be negative, got " + keep);
+        }
+        Query all = new BooleanQuery.Builder().add(keyQuery(key), Occur.FILTER).build();
+        List<String> victims = new ArrayList<>();
+        IndexSearcher s = acquire();
+        try {
+            int total = s.count(all);
+            if (total <= keep) {
+                return 0;
+            }
+            TopDocs top = s.search(all, total, newestFirst());
+            for (int i = keep; i < top.scoreDocs.length; i++) {
+                victims.add(s.storedFields().document(top.scoreDocs[i].doc).get(ID));
+            }
+        } finally {
+            searchers.release(s);
+        }
+        for (String id : victims) {
+            writer.deleteDocuments(keyIdTerm(key, id));
+        }
+        stale = true;
+        return victims.size();
+    }
+
+    /** Live and expired documents of all keys, as of the last write. */
+    public int numDocs() throws IOException {
+        IndexSearcher s = acquire();
+        try {
+            return s.getIndexReader().numDocs();
+        } finally {
+            searchers.release(s);
+        }
+    }
+
+    public void commit() throws IOException {
+        writer.commit();
+    }
+
+    /**
+     * Commits and pins that commit's files until {@link #releaseCommit}: the checkpoint copies
+     * them while the writer goes on.
+     */
+    public IndexCommit acquireCommit() throws IOException {
+        writer.commit();
+        return snapshots.snapshot();
+    }
+
+    public void releaseCommit(IndexCommit commit) throws IOException {
+        snapshots.release(commit);
+        writer.deleteUnusedFiles();
+    }
+
+    /** Where the files of {@link #acquireCommit()} are read from. */
+    public Directory directory() {
+        return directory;
+    }
+
+    /** Commits and closes. */
+    @Override
+    public void close() throws IOException {
+        try {
+            searchers.close();
+            writer.close();
+        } finally {
+            directory.close();
+            analyzer.close();
+        }
+    }
+
+    // ---- reads ----------------------------------------------------------------------------
+
+    private IndexSearcher acquire() throws IOException {
+        if (stale) {
+            searchers.maybeRefreshBlocking();
+            stale = false;
+        }
+        return searchers.acquire();
+    }
+
+    private MemoryDocument first(Query q) throws IOException {
+        IndexSearcher s = acquire();
+        try {
+            TopDocs top = s.search(q, 1, newestFirst());
+            return top.scoreDocs.length == 0 ? null : load(s, top.scoreDocs[0].doc);
+        } finally {
+            searchers.release(s);
+        }
+    }
+
+    /** The document (key, id) whether expired or not, or null. */
+    private MemoryDocument stored(String key, String id) throws IOException {
+        return first(new BooleanQuery.Builder()
+                .add(keyQuery(key), Occur.FILTER)
+                .add(new TermQuery(keyIdTerm(key, id)), Occur.FILTER)
+                .build());
+    }
+
+    private List<ScoreDoc> vectorHits(IndexSearcher s, Query filter, float[] vector, int k) throws IOException {
+        requirePositive(k);
+        if (dimension() == -1) {
+            return List.of();
+        }
+        requireMatchingDimension(vector.length);
+        int candidates = Math.max(k, MIN_VECTOR_CANDIDATES);
+        ScoreDoc[] hits = s.search(new KnnFloatVectorQuery(VECTOR, vector, candidates, filter), k).scoreDocs;
+        return List.of(hits);
+    }
+
+    private List<ScoreDoc> keywordHits(IndexSearcher s, Query filter, String text, int k) throws IOException {
+        requirePositive(k);
+        Set<String> terms = analyze(text);
+        if (terms.isEmpty()) {
+            return List.of();
+        }
+        BooleanQuery.Builder b = new BooleanQuery.Builder();
+        for (String t : terms) {
+            b.add(new TermQuery(new Term(MEMORY, t)), Occur.SHOULD);
+        }
+        b.setMinimumNumberShouldMatch(1);
+        b.add(filter, Occur.FILTER);
+        return List.of(s.search(b.build(), k).scoreDocs);
+    }
+
+    private List<ScoreDoc> fuse(IndexSearcher s, Query filter, String text, float[] vector, int limit)
+            throws IOException {
+        int candidates = Math.max(limit * 4, 20);
+        Map<Integer, Double> fused = new HashMap<>();
+        for (List<ScoreDoc> list : List.of(
+                vectorHits(s, filter, vector, candidates), keywordHits(s, filter, text, candidates))) {
+            for (int rank = 1; rank <= list.size(); rank++) {
+                fused.merge(list.get(rank - 1).doc, 1.0 / (RRF_K + rank), Double::sum);
+            }
+        }
+        List<ScoreDoc> out = new ArrayList<>(fused.size());
+        fused.forEach((doc, score) -> out.add(new ScoreDoc(doc, score.floatValue())));
+        out.sort((a, b) -> a.score != b.score ? Float.compare(b.score, a.score) : Integer.compare(a.doc, b.doc));
+        return out;
+    }
+
+    private Set<String> analyze(String text) throws IOException {
+        Set<String> terms = new LinkedHashSet<>();
+        if (text == null || text.isBlank()) {
+            return terms;
+        }
+        try (TokenStream ts = analyzer.tokenStream(MEMORY, text)) {
+            CharTermAttribute term = ts.addAttribute(CharTermAttribute.class);
+            ts.reset();
+            while (ts.incrementToken() && terms.size() < MAX_QUERY_TERMS) {
+                terms.add(term.toString());
+            }
+            ts.end();
+        }
+        return terms;
+    }
+
+    private MemoryDocument load(IndexSearcher s, int doc) throws IOException {
+        Document d = s.storedFields().document(doc);
+        List<LeafReaderContext> leaves = s.getIndexReader().leaves();
+        LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
+        return new MemoryDocument(
+                d.get(ID),
+                d.get(KEY),
+                d.getField(KEY_GROUP).numericValue().intValue(),
+                d.get(MEMORY),
+                vectorOf(leaf, doc - leaf.docBase),
+                d.get(METADATA),
+                d.get(HASH),
+                d.get(CREATED_AT),
+                d.get(UPDATED_AT),
+                fromStoredExpiry(d.getField(EXPIRES_AT).numericValue().longValue()));
+    }
+
+    private static float[] vectorOf(LeafReaderContext leaf, int docInLeaf) throws IOException {
+        FloatVectorValues values = leaf.reader().getFloatVectorValues(VECTOR);
+        if (values == null || values.advance(docInLeaf) != docInLeaf) {
+            return null;
+        }
+        return values.vectorValue().clone();
+    }
+
+    private int readDimension() throws IOException {
+        IndexSearcher s = searchers.acquire();
+        try {
+            for (LeafReaderContext leaf : s.getIndexReader().leaves()) {
+                FieldInfo info = leaf.reader().getFieldInfos().fieldInfo(VECTOR);
+                if (info != null && info.getVectorDimension() > 0) {
+                    return info.getVectorDimension();
+                }
+            }
+            return -1;
+        } finally {
+            searchers.release(s);
+        }
+    }
+
+    // ---- writes ---------------------------------------------------------------------------
+
+    /** Checks key group, metadata, unit length and dimension of all docs; fixes the dimension only if all pass. */
+    private synchronized void validate(List<MemoryDocument> docs) {
+        int dim = dimension;
+        for (MemoryDocument doc : docs) {
+            if (doc.keyGroup() != keyGroup) {
+                throw new IllegalArgumentException("document of key group " + doc.keyGroup()
+                        + " added to the index of key group " + keyGroup);
+            }
+            if (!Json.parse(doc.metadataJson(), "metadata").isObject()) {
+                throw new IllegalArgumentException("metadata must be a JSON object, got: " + doc.metadataJson());
+            }
+            float[] v = doc.vector();
+            if (v != null) {
+                Vectors.requireUnitLength(v);
+                if (dim != -1 && v.length != dim) {
+                    throw dimensionMismatch(v.length, dim);
+                }
+                dim = v.length;
+            }
+        }
+        dimension = dim;
+    }
+
+    private synchronized void requireMatchingDimension(int given) {
+        if (dimension != -1 && given != dimension) {
+            throw dimensionMismatch(given, dimension);
+        }
+    }
+
+    private static IllegalArgumentException dimensionMismatch(int given, int expected) {
+        return new IllegalArgumentException(
+                "vector dimension " + given + " does not match the index's dimension " + expected);
+    }
+
+    private Document toLucene(MemoryDocument m) {
+        Document d = new Document();
+        d.add(new StringField(ID, m.id(), Field.Store.YES));
+        d.add(new StringField(KEY, m.key(), Field.Store.YES));
+        d.add(new StringField(KEY_ID, keyId(m.key(), m.id()), Field.Store.NO));
+        d.add(new IntPoint(KEY_GROUP, m.keyGroup()));
+        d.add(new StoredField(KEY_GROUP, m.keyGroup()));
+        d.add(new TextField(MEMORY, m.memory(), Field.Store.YES));
+        if (m.vector() != null) {
+            d.add(new KnnFloatVectorField(VECTOR, m.vector(), VectorSimilarityFunction.DOT_PRODUCT));
+        }
+        d.add(new StoredField(METADATA, m.metadataJson()));
+        MetadataFields.index(d, Json.parse(m.metadataJson(), "metadata"));
+        if (m.hash() != null) {
+            d.add(new StringField(HASH, m.hash(), Field.Store.YES));
+        }
+        if (m.createdAt() != null) {
+            d.add(new StoredField(CREATED_AT, m.createdAt()));
+        }
+        d.add(new NumericDocValuesField(CREATED_AT_MILLIS, Timestamps.toEpochMillis(m.createdAt())));
+        if (m.updatedAt() != null) {
+            d.add(new StoredField(UPDATED_AT, m.updatedAt()));
+        }
+        long expires = m.expiresAt() == MemoryDocument.NEVER ? Long.MAX_VALUE : m.expiresAt();
+        d.add(new LongPoint(EXPIRES_AT, expires));
+        d.add(new StoredField(EXPIRES_AT, expires));
+        return d;
+    }
+
+    // ---- queries --------------------------------------------------------------------------
+
+    /** key ∧ not expired ∧ metadata filters ∧ extra, as non-scoring clauses. */
+    private static Query filter(String key, long nowMillis, MetadataFilter filters, Query... extra) {
+        BooleanQuery.Builder b = new BooleanQuery.Builder()
+                .add(keyQuery(key), Occur.FILTER)
+                .add(notExpired(nowMillis), Occur.FILTER);
+        filters.addTo(b);
+        for (Query q : extra) {
+            b.add(q, Occur.FILTER);
+        }
+        return b.build();
+    }
+
+    private static Query keyQuery(String key) {
+        return new TermQuery(new Term(KEY, key));
+    }
+
+    private static Query notExpired(long nowMillis) {
+        long from = nowMillis == Long.MAX_VALUE ? Long.MAX_VALUE : nowMillis + 1;
+        return LongPoint.newRangeQuery(EXPIRES_AT, from, Long.MAX_VALUE);
+    }
+
+    private static Sort newestFirst() {
+        return new Sort(new SortField(CREATED_AT_MILLIS, SortField.Type.LONG, true));
+    }
+
+    /** Length-prefixed, so no (key, id) pair can collide with another. */
+    private static Term keyIdTerm(String key, String id) {
+        return new Term(KEY_ID, keyId(key, id));
+    }
+
+    private static String keyId(String key, String id) {
+        return key.length() + ":" + key + id;
+    }
+
+    private static long fromStoredExpiry(long stored) {
+        return stored == Long.MAX_VALUE ? MemoryDocument.NEVER : stored;
+    }
+
+    private static void requirePositive(int limit) {
+        if (limit <= 0) {
+            throw new IllegalArgumentException("limit must be positive, got " + limit);
+        }
+    }
+}

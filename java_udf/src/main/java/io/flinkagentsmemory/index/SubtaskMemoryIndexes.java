@@ -1,0 +1,106 @@
+package io.flinkagentsmemory.index;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The key-group indexes of one subtask under one local base directory ({@code <base>/kg-<n>}).
+ * Indexes open lazily on first use, so a subtask pays only for the key groups it actually sees.
+ */
+public final class SubtaskMemoryIndexes implements Closeable {
+
+    private static final String PREFIX = "kg-";
+
+    private final Path baseDir;
+    private final double ramBufferMb;
+    private final Map<Integer, KeyGroupIndex> open = new TreeMap<>();
+
+    public SubtaskMemoryIndexes(Path baseDir) {
+        this(baseDir, KeyGroupIndex.DEFAULT_RAM_BUFFER_MB);
+    }
+
+    public SubtaskMemoryIndexes(Path baseDir, double ramBufferMb) {
+        this.baseDir = baseDir;
+        this.ramBufferMb = ramBufferMb;
+    }
+
+    public Path baseDir() {
+        return baseDir;
+    }
+
+    /** Where key group {@code keyGroup}'s index lives (restore writes its files here). */
+    public Path directoryFor(int keyGroup) {
+        return baseDir.resolve(PREFIX + keyGroup);
+    }
+
+    /** The index of {@code keyGroup}, opened (and created) on first use. */
+    public synchronized KeyGroupIndex forKeyGroup(int keyGroup) throws IOException {
+        KeyGroupIndex index = open.get(keyGroup);
+        if (index == null) {
+            Path dir = directoryFor(keyGroup);
+            Files.createDirectories(dir);
+            index = KeyGroupIndex.open(dir, keyGroup, ramBufferMb);
+            open.put(keyGroup, index);
+        }
+        return index;
+    }
+
+    /** Whether {@code keyGroup} has an index, open or only on disk (for example just restored). */
+    public synchronized boolean hasKeyGroup(int keyGroup) {
+        return open.containsKey(keyGroup) || Files.isDirectory(directoryFor(keyGroup));
+    }
+
+    /** Key groups whose index is open now. */
+    public synchronized SortedSet<Integer> openKeyGroups() {
+        return new TreeSet<>(open.keySet());
+    }
+
+    public synchronized void commitAll() throws IOException {
+        for (KeyGroupIndex index : open.values()) {
+            index.commit();
+        }
+    }
+
+    /** Closes (and so commits) every open index; later use reopens them. */
+    public synchronized void closeAll() throws IOException {
+        IOException first = null;
+        for (KeyGroupIndex index : open.values()) {
+            try {
+                index.close();
+            } catch (IOException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        open.clear();
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /**
+     * Deletes the base directory with every key-group index in it, so a restore starts from the
+     * checkpoint alone and not from what an earlier attempt left behind. Only while none is open.
+     */
+    public synchronized void clearLocal() throws IOException {
+        if (!open.isEmpty()) {
+            throw new IllegalStateException(
+                    "cannot clear " + baseDir + " while key groups " + open.keySet() + " are open");
+        }
+        LocalFiles.deleteRecursively(baseDir);
+    }
+
+    @Override
+    public void close() throws IOException {
+        closeAll();
+    }
+}

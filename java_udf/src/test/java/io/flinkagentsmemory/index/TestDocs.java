@@ -1,0 +1,40 @@
+package io.flinkagentsmemory.index;
+
+import java.util.Random;
+
+/** Random unit vectors and small documents for tests. */
+public final class TestDocs {
+
+    private TestDocs() {}
+
+    public static float[] unitVector(Random random, int dim) {
+        float[] v = new float[dim];
+        double norm = 0;
+        for (int i = 0; i < dim; i++) {
+            v[i] = (float) random.nextGaussian();
+            norm += v[i] * v[i];
+        }
+        float inv = (float) (1 / Math.sqrt(norm));
+        for (int i = 0; i < dim; i++) {
+            v[i] *= inv;
+        }
+        return v;
+    }
+
+    public static float dot(float[] a, float[] b) {
+        float s = 0;
+        for (int i = 0; i < a.length; i++) {
+            s += a[i] * b[i];
+        }
+        return s;
+    }
+
+    public static MemoryDocument doc(String id, String key, int keyGroup, String memory, float[] vector) {
+        return doc(id, key, keyGroup, memory, vector, "{}", MemoryDocument.NEVER, "2024-01-01T00:00:00+00:00");
+    }
+
+    public static MemoryDocument doc(String id, String key, int keyGroup, String memory, float[] vector,
+            String metadataJson, long expiresAt, String createdAt) {
+        return new MemoryDocument(id, key, keyGroup, memory, vector, metadataJson, "h-" + id, createdAt, createdAt, expiresAt);
+    }
+}
