@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from pyflink.common import Types
@@ -68,14 +69,18 @@ def run_raw(events: int, keys: int) -> None:
 
 def run(events: int = 200_000, keys: int = 1000, reps: int = 3) -> dict[str, Any]:
     small = max(events // 100, 1000)
-    samples: dict[str, list[float]] = {"ours": [], "raw": [], "ours_small": [], "raw_small": []}
-    for _ in range(reps):
-        samples["raw"].append(timed(lambda: run_raw(events, keys)))
-        samples["ours"].append(timed(lambda: run_ours(events, keys)))
-        samples["raw_small"].append(timed(lambda: run_raw(small, keys)))
-        samples["ours_small"].append(timed(lambda: run_ours(small, keys)))
+    jobs = {"ours": run_ours, "raw": run_raw}
+    for job in jobs.values():  # warm the JVM's JIT for both before anything is timed
+        job(small, keys)
+    samples: dict[str, list[float]] = {f"{n}{s}": [] for n in jobs for s in ("", "_small")}
+    for rep in range(reps):
+        order = list(jobs) if rep % 2 == 0 else list(reversed(jobs))  # ABBA against drift
+        for name in order:
+            job = jobs[name]
+            samples[name].append(timed(lambda job=job: job(events, keys)))
+            samples[f"{name}_small"].append(timed(lambda job=job: job(small, keys)))
     result: dict[str, Any] = {"events": events, "keys": keys, "reps": reps, "machine": machine()}
-    for name in ("ours", "raw"):
+    for name in jobs:
         wall = summary(samples[name])
         base = summary(samples[f"{name}_small"])["median"]
         result[name] = {
@@ -95,8 +100,12 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=200_000)
     parser.add_argument("--keys", type=int, default=1000)
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--out", help="write the JSON result to this file too")
     args = parser.parse_args()
-    print(json.dumps(run(args.events, args.keys, args.reps), indent=2))
+    result = json.dumps(run(args.events, args.keys, args.reps), indent=2)
+    if args.out:
+        Path(args.out).write_text(result)
+    print(result)
 
 
 if __name__ == "__main__":

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .errors import AgentDefinitionError
 from .events import Event
+from .memory.long_term import LongTermMemoryConfig
+from .memory.retention import Retention
 
 _LISTENS = "_flink_agents_memory_listens"
+_HISTORY_NAME = re.compile(r"(?!__)[A-Za-z_][A-Za-z0-9_.-]*")
 
 
 def action(*event_types: type[Event]) -> Callable[[Any], Any]:
@@ -54,6 +58,32 @@ class Agent:
     #: Pydantic model classes stored in memory that must resolve on restore even when their
     #: module is not importable on the TaskManager (e.g. defined in the job script).
     memory_types: ClassVar[tuple[type, ...]] = ()
+
+    #: Histories of this agent by name, each a keyed ring buffer with its retention:
+    #: ``histories = {"chat": Retention(max_items=50, max_tokens=4000)}``.
+    histories: ClassVar[dict[str, Retention]] = {}
+
+    #: Long-term memory settings (embedder, LLM for add_messages, TTL, limits).
+    long_term_memory: ClassVar[LongTermMemoryConfig] = LongTermMemoryConfig()
+
+    def validate(self) -> list[ActionSpec]:
+        """Check actions and declarations; returns the actions. Called at job build time."""
+        for name, retention in self.histories.items():
+            if not isinstance(name, str) or not _HISTORY_NAME.fullmatch(name):
+                raise AgentDefinitionError(
+                    f"history name {name!r} of {type(self).__name__} must be a non-empty "
+                    "identifier not starting with '__' (reserved for built-in histories)"
+                )
+            if not isinstance(retention, Retention):
+                raise AgentDefinitionError(
+                    f"history {name!r} of {type(self).__name__} must map to a Retention, "
+                    f"got {retention!r}"
+                )
+        if not isinstance(self.long_term_memory, LongTermMemoryConfig):
+            raise AgentDefinitionError(
+                f"{type(self).__name__}.long_term_memory must be a LongTermMemoryConfig"
+            )
+        return self.get_actions()
 
     def get_actions(self) -> list[ActionSpec]:
         """The agent's actions, in definition order; raises AgentDefinitionError if malformed."""

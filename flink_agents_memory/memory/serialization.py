@@ -113,9 +113,25 @@ def from_json_value(data: Any) -> Any:
     return data
 
 
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
+_decode = json.JSONDecoder().decode
+_encode_str = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_NUMBER_START = frozenset("-0123456789")
+
+
 def dumps(value: Any) -> str:
-    """Encode a value to tagged JSON text."""
-    return json.dumps(to_json_value(value), separators=(",", ":"), ensure_ascii=False)
+    """Encode a value to tagged JSON text. Primitives take a fast path (the common case on
+    every state access); the output is the same JSON either way."""
+    kind = type(value)
+    if kind is str:
+        return _encode_str(value)
+    if kind is int:
+        return int.__repr__(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return _encode(to_json_value(value))
 
 
 def encoded_size(text: str) -> int:
@@ -124,5 +140,11 @@ def encoded_size(text: str) -> int:
 
 
 def loads(raw: str) -> Any:
-    """Decode text written by :func:`dumps`."""
-    return from_json_value(json.loads(raw))
+    """Decode text written by :func:`dumps` (fast paths for plain strings and integers)."""
+    first = raw[:1]
+    if first == '"' and "\\" not in raw:
+        return raw[1:-1]
+    if first in _NUMBER_START and raw.lstrip("-").isdigit():
+        return int(raw)
+    data = _decode(raw)
+    return from_json_value(data) if isinstance(data, (list, dict)) else data

@@ -25,21 +25,26 @@ from .store import KeyValueStore
 _VALUE = "\x00"
 _OBJECT = "\x01"
 DEFAULT_MAX_VALUE_BYTES = 1 << 20
+_PLAIN = frozenset({str, int, float, bool, type(None), list, dict, bytes})
 
 # Called as listener(op, path, old_value, new_value) after each set/delete (the audit trail).
 ChangeListener = Callable[[str, str, Any, Any], None]
 
 
-def split_path(path: str) -> list[str]:
-    """Split a relative dotted path, rejecting empty paths and empty segments."""
-    if not isinstance(path, str):
+def check_path(path: str) -> None:
+    """Reject non-str and empty paths and empty segments (cheap: runs on every access)."""
+    if type(path) is not str:
         raise MemoryPathError(f"a memory path must be a str, got {type(path).__name__}")
-    if path == "":
+    if not path:
         raise MemoryPathError("a memory path must not be empty")
-    segments = path.split(".")
-    if any(s == "" for s in segments):
+    if path[0] == "." or path[-1] == "." or ".." in path:
         raise MemoryPathError(f"memory path {path!r} has an empty segment")
-    return segments
+
+
+def split_path(path: str) -> list[str]:
+    """Split a relative dotted path after :func:`check_path`."""
+    check_path(path)
+    return path.split(".")
 
 
 def join(base: str, relative: str) -> str:
@@ -131,19 +136,23 @@ class ShortTermMemory:
     def set(self, base: str, path: str, value: Any) -> MemoryRef:
         segments = split_path(path)
         full = join(base, path)
-        if isinstance(value, MemoryObject):
+        if type(value) not in _PLAIN and isinstance(value, MemoryObject):
             snapshot = _snapshot(value)
             self._new_object(base, segments, full, overwrite=True)
             self._restore_snapshot(full, snapshot)
             return MemoryRef(path=full, type_name="MemoryObject")
         encoded = self._encode_value(full, value)
-        parent = self._ensure_parents(base, segments[:-1], full)
         old = self.read(full)
-        if old is not None and old[0]:
-            self._remove_tree(full)
-        self._store.put(full, encoded)
         if old is None:
+            # Only a new field needs its parents checked and its name added (a stored field
+            # implies its parents are objects): updates cost one read and one write.
+            parent = self._ensure_parents(base, segments[:-1], full)
+            self._store.put(full, encoded)
             self._add_name(parent, segments[-1])
+        else:
+            if old[0]:
+                self._remove_tree(full)
+            self._store.put(full, encoded)
         if self._listener is not None:
             self._listener("set", full, None if old is None or old[0] else old[1], value)
         return MemoryRef(path=full, type_name=type(value).__name__)
@@ -177,7 +186,7 @@ class ShortTermMemory:
             self._add_name(parent, segments[-1])
 
     def delete(self, base: str, path: str) -> bool:
-        split_path(path)
+        check_path(path)
         full = join(base, path)
         old = self.read(full)
         if old is None:
@@ -233,7 +242,7 @@ class StoredMemoryObject(MemoryObject):
                     f"but that path now holds a {actual}"
                 )
             return value
-        split_path(path_or_ref)
+        check_path(path_or_ref)
         return self._value_at(join(self._path, path_or_ref))
 
     def set(self, path: str, value: Any) -> MemoryRef:
@@ -244,7 +253,7 @@ class StoredMemoryObject(MemoryObject):
         return StoredMemoryObject(self._memory, full)
 
     def is_exist(self, path: str) -> bool:
-        split_path(path)
+        check_path(path)
         return self._memory.read(join(self._path, path)) is not None
 
     def get_field_names(self) -> list[str]:

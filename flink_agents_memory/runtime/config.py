@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..memory.short_term import DEFAULT_MAX_VALUE_BYTES
+from .state_ttl import StateTtl
 
 
 class AgentConfig(BaseModel):
@@ -17,4 +20,19 @@ class AgentConfig(BaseModel):
     )
     max_value_bytes: int = Field(
         DEFAULT_MAX_VALUE_BYTES, ge=1, description="Largest encoded value one memory field holds."
+    )
+    retention_time: Literal["processing", "event"] = Field(
+        "processing",
+        description="Clock of history TTLs and memory timestamps: processing time, or the "
+        "element's event timestamp (deterministic on replay; needs timestamps on the stream).",
+    )
+    sensory_window: int = Field(
+        0, ge=0, description="Keep the last W input events per key (0: off; costs 3 state "
+        "accesses per run)."
+    )
+    audit_short_term: bool = Field(
+        False, description="Also record short-term set/delete in the audit trail."
+    )
+    state_ttl: StateTtl | None = Field(
+        None, description="Flink state TTL for short-term memory and histories."
     )

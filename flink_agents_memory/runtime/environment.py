@@ -61,7 +61,7 @@ class AgentBuilder:
         """Run ``agent`` on the keyed stream; its definition is checked now."""
         if not isinstance(agent, Agent):
             raise ConfigurationError(f"apply expects an Agent instance, got {agent!r}")
-        agent.get_actions()
+        agent.validate()
         self._agent = agent
         if config is not None:
             self._config = config

@@ -7,16 +7,37 @@ from typing import Any
 
 from pyflink.common.typeinfo import Types
 from pyflink.datastream import KeyedProcessFunction, RuntimeContext
-from pyflink.datastream.state import MapStateDescriptor
+from pyflink.datastream.state import ListStateDescriptor, MapStateDescriptor
 
 from ..agent import Agent
+from ..errors import ConfigurationError
 from ..memory.serialization import register_type
-from ..memory.store import MapStateStore, RunBuffer
+from ..memory.store import MapStateStore
+from . import bridge
 from .config import AgentConfig
+from .memory_runtime import MemoryRuntime, StateFactory
 from .run_context import RunContext
 from .runner import AgentRunner
 
-SHORT_TERM_STATE = "flink_agents_memory.short_term"
+
+class FlinkStates(StateFactory):
+    """Keyed states of the runtime context, all with string values (see docs/architecture.md)."""
+
+    def __init__(self, runtime_context: RuntimeContext, config: AgentConfig) -> None:
+        self._rc = runtime_context
+        self._ttl = config.state_ttl.to_flink() if config.state_ttl else None
+
+    def _with_ttl(self, descriptor: Any) -> Any:
+        if self._ttl is not None:
+            descriptor.enable_time_to_live(self._ttl)
+        return descriptor
+
+    def map_state(self, name: str) -> MapStateStore:
+        descriptor = self._with_ttl(MapStateDescriptor(name, Types.STRING(), Types.STRING()))
+        return MapStateStore(self._rc.get_map_state(descriptor))
+
+    def list_state(self, name: str) -> Any:
+        return self._rc.get_list_state(self._with_ttl(ListStateDescriptor(name, Types.STRING())))
 
 
 class AgentProcessFunction(KeyedProcessFunction):
@@ -29,14 +50,27 @@ class AgentProcessFunction(KeyedProcessFunction):
     def open(self, runtime_context: RuntimeContext) -> None:
         for cls in self._agent.memory_types:
             register_type(cls)
-        self._runner = AgentRunner(self._agent.get_actions(), self._config)
-        stm_state = runtime_context.get_map_state(
-            MapStateDescriptor(SHORT_TERM_STATE, Types.STRING(), Types.STRING())
-        )
-        self._stm_buffer = RunBuffer(MapStateStore(stm_state))
+        self._runner = AgentRunner(self._agent.validate(), self._config)
+        self._ctx = RunContext()
+        self._ctx.bind(MemoryRuntime(
+            self._agent, self._config, FlinkStates(runtime_context, self._config), bridge.take(),
+            self._ctx.now_ms, lambda: self._ctx.key, lambda: self._ctx.current_action))
+        self._event_time = self._config.retention_time == "event"
+
+    def _now(self, ctx: KeyedProcessFunction.Context) -> int:
+        if self._event_time:
+            timestamp = ctx.timestamp()
+            if timestamp is None:
+                raise ConfigurationError(
+                    "retention_time='event' needs timestamps on the input stream "
+                    "(assign them with a WatermarkStrategy)"
+                )
+            return int(timestamp)
+        return int(ctx.timer_service().current_processing_time())
 
     def process_element(self, value: Any, ctx: KeyedProcessFunction.Context) -> Iterable[Any]:
-        run = RunContext(ctx.get_current_key(), self._stm_buffer, self._config.max_value_bytes)
+        run = self._ctx
+        run.begin(ctx.get_current_key, self._now(ctx))
         try:
             outputs = self._runner.run(value, run)
         except BaseException:

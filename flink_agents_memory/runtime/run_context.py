@@ -1,29 +1,59 @@
-"""The RunnerContext implementation handed to actions during one run."""
+"""The RunnerContext implementation handed to actions; one per subtask, reset every run."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..context import RunnerContext
+from ..errors import ConfigurationError
 from ..events import Event
+from ..memory.history import History
+from ..memory.long_term import LongTermMemory
 from ..memory.memory_object import MemoryObject
-from ..memory.short_term import ShortTermMemory, StoredMemoryObject
-from ..memory.store import RunBuffer
+from ..memory.sensory import SensoryMemory
+from .memory_runtime import MemoryRuntime
+
+_UNSET = object()
 
 
 class RunContext(RunnerContext):
-    """Scoped to one key for one run; memory writes go to run buffers until the run ends."""
+    """Scoped to one key for one run; memory writes are buffered until the run ends."""
 
-    def __init__(self, key: Any, stm_buffer: RunBuffer, max_value_bytes: int) -> None:
-        self._key = key
-        self._stm_buffer = stm_buffer
-        self._stm_root = StoredMemoryObject(ShortTermMemory(stm_buffer, max_value_bytes))
+    def __init__(self) -> None:
+        self._runtime: MemoryRuntime | None = None
+        self._key_supplier: Callable[[], Any] = lambda: None
+        self._key: Any = _UNSET
+        self._now_ms = 0
         self._sent: list[Event] = []
         self.current_action: str | None = None
 
+    def bind(self, runtime: MemoryRuntime) -> None:
+        self._runtime = runtime
+
+    @property
+    def runtime(self) -> MemoryRuntime:
+        assert self._runtime is not None, "RunContext used before bind()"
+        return self._runtime
+
+    def begin(self, key: Callable[[], Any], now_ms: int) -> None:
+        """Start a run for the key ``key()`` returns, at time ``now_ms``."""
+        self._key_supplier = key
+        self._key = _UNSET
+        self._now_ms = now_ms
+        self._sent = []
+        self.current_action = None
+
     @property
     def key(self) -> Any:
+        # Fetched on first use: crossing into Java for the key costs more than most actions.
+        if self._key is _UNSET:
+            self._key = self._key_supplier()
         return self._key
+
+    def now_ms(self) -> int:
+        """The run's clock (processing or event time, see AgentConfig.retention_time)."""
+        return self._now_ms
 
     def send_event(self, event: Event) -> None:
         if not isinstance(event, Event):
@@ -39,13 +69,33 @@ class RunContext(RunnerContext):
         return sent
 
     def get_short_term_memory(self) -> MemoryObject:
-        return self._stm_root
+        return self.runtime.stm_root
+
+    def history(self, name: str) -> History:
+        """A history declared in the agent's ``histories``."""
+        return self.runtime.history(name)
+
+    @property
+    def memory(self) -> LongTermMemory:
+        """Long-term memory, recent history and audit trail of this key (seed 003 MemoryAPI)."""
+        memory = self.runtime.long_term
+        if memory is None:
+            raise ConfigurationError(
+                "long-term memory needs MemoryAgentOperator (build the job with "
+                "AgentsExecutionEnvironment)"
+            )
+        return memory
+
+    @property
+    def sensory(self) -> SensoryMemory:
+        """Internal: the sensory memory (for tests and inspectors, not for actions)."""
+        return self.runtime.sensory
 
     def commit(self) -> None:
-        """Flush the run's memory writes (the run succeeded)."""
-        self._stm_buffer.flush()
+        """Write the run's memory (the run succeeded)."""
+        self.runtime.commit()
 
     def rollback(self) -> None:
         """Drop the run's memory writes (the run failed)."""
-        self._stm_buffer.discard()
-        self._sent.clear()
+        self.runtime.rollback()
+        self._sent = []

@@ -16,9 +16,8 @@ from flink_agents_memory import (
     UnhandledEventError,
     action,
 )
-from flink_agents_memory.memory.store import DictStore, RunBuffer
-from flink_agents_memory.runtime.run_context import RunContext
-from flink_agents_memory.runtime.runner import AgentRunner
+from flink_agents_memory.memory.store import DictStore
+from flink_agents_memory.runtime.local import LocalAgentRunner
 
 
 class Step(Event):
@@ -43,25 +42,20 @@ class Chain(Agent):
         ctx.send_event(OutputEvent(output=event.n))
 
 
-def run(agent, value, config=None, store=None):
-    config = config or AgentConfig()
-    store = store or DictStore()
-    buffer = RunBuffer(store)
-    ctx = RunContext("k", buffer, config.max_value_bytes)
-    runner = AgentRunner(agent.get_actions(), config)
-    try:
-        out = runner.run(value, ctx)
-    except Exception:
-        ctx.rollback()
-        raise
-    ctx.commit()
-    return out, store
+def run(agent, value, config=None, runner=None):
+    runner = runner or LocalAgentRunner(agent, config)
+    out = runner.run("k", value)
+    return out, runner
+
+
+def stored(runner):
+    return runner.states._maps["flink_agents_memory.short_term"].get("k", DictStore()).data
 
 
 def test_events_flow_until_queue_is_empty():
-    out, store = run(Chain(), "hello")
+    out, runner = run(Chain(), "hello")
     assert out == [1, 2, 3]
-    assert store.data["seen"] == '\x00"hello"'
+    assert stored(runner)["seen"] == '\x00"hello"'
 
 
 def test_unhandled_event_fails_the_run_and_writes_nothing():
@@ -72,10 +66,10 @@ def test_unhandled_event_fails_the_run_and_writes_nothing():
             ctx.get_short_term_memory().set("x", 1)
             ctx.send_event(Orphan())
 
-    store = DictStore()
+    runner = LocalAgentRunner(Bad())
     with pytest.raises(UnhandledEventError, match="Orphan"):
-        run(Bad(), 1, store=store)
-    assert store.data == {}
+        run(Bad(), 1, runner=runner)
+    assert stored(runner) == {}
 
 
 def test_runaway_loop_is_cut():
@@ -97,13 +91,13 @@ def test_action_exception_names_action_and_event():
             ctx.get_short_term_memory().set("x", 1)
             raise ValueError("kaput")
 
-    store = DictStore()
+    runner = LocalAgentRunner(Boom())
     with pytest.raises(ActionFailedError) as info:
-        run(Boom(), "payload", store=store)
+        run(Boom(), "payload", runner=runner)
     message = str(info.value)
     assert "'explode'" in message and "payload" in message and "kaput" in message
     assert "test_runner.py" in message
-    assert store.data == {}
+    assert stored(runner) == {}
 
 
 def test_send_event_rejects_non_events():

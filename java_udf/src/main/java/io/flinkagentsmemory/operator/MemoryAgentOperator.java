@@ -1,21 +1,32 @@
 package io.flinkagentsmemory.operator;
 
+import java.io.File;
+import java.nio.file.Path;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.functions.python.DataStreamPythonFunctionInfo;
 import org.apache.flink.streaming.api.operators.python.embedded.AbstractEmbeddedDataStreamPythonFunctionOperator;
 import org.apache.flink.streaming.api.operators.python.embedded.EmbeddedPythonKeyedProcessOperator;
 
 /**
  * The operator every agent job runs in: PyFlink's embedded (thread mode) keyed process operator,
- * plus the hooks that Python functions cannot have (checkpointing the long-term memory index).
+ * plus what Python functions cannot have: the long-term memory index of this subtask, restored
+ * before Python's {@code open()} and written into each checkpoint as raw keyed state (one blob per
+ * key group, so Flink splits it on rescale like any keyed state).
  */
 public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessOperator<K, IN, OUT> {
 
     private static final long serialVersionUID = 1L;
 
+    /** Python reads the store from here (see flink_agents_memory/runtime/bridge.py). */
+    static final String STORE_VARIABLE = "_flink_agents_memory_store";
+
     private final Configuration config;
     private final TypeInformation<IN> inputTypeInfo;
+    private transient OperatorLongTermMemory longTermMemory;
 
     public MemoryAgentOperator(
             Configuration config,
@@ -25,6 +36,61 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
         super(config, pythonFunctionInfo, inputTypeInfo, outputTypeInfo);
         this.config = config;
         this.inputTypeInfo = inputTypeInfo;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        longTermMemory = new OperatorLongTermMemory(
+                localDirectory(),
+                this::getCurrentKey,
+                () -> KeyGroupRangeAssignment.assignToKeyGroup(
+                        getCurrentKey(),
+                        getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks()));
+        longTermMemory.hooks().initializeState(context);
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        longTermMemory.hooks().snapshotState(context);
+    }
+
+    /** Our bytes in raw keyed state are index files, not timers: tell Flink not to parse them. */
+    @Override
+    protected boolean isUsingCustomRawKeyedState() {
+        return true;
+    }
+
+    @Override
+    public void openPythonInterpreter() {
+        // Hand the store to Python before super creates the Python function and calls its open().
+        interpreter.set(STORE_VARIABLE, longTermMemory.store());
+        interpreter.exec("import flink_agents_memory.runtime.bridge as _fam_bridge\n"
+                + "_fam_bridge.offer(" + STORE_VARIABLE + ")\n"
+                + "del " + STORE_VARIABLE);
+        super.openPythonInterpreter();
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            super.close();
+        } finally {
+            if (longTermMemory != null) {
+                longTermMemory.close();
+            }
+        }
+    }
+
+    /** A directory of this attempt of this subtask under the TaskManager's temp directories. */
+    private Path localDirectory() {
+        File[] tmp = getContainingTask().getEnvironment().getIOManager().getSpillingDirectories();
+        return tmp[0].toPath().resolve("flink-agents-memory")
+                .resolve(getRuntimeContext().getJobInfo().getJobId().toString())
+                .resolve(getOperatorID().toString())
+                .resolve(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask()
+                        + "-" + getRuntimeContext().getTaskInfo().getAttemptNumber());
     }
 
     /**

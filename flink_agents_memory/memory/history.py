@@ -1,0 +1,243 @@
+"""Declared histories: one keyed ListState per history, used as a ring buffer with retention.
+
+Per key, a history's physical list holds at most its limits plus slack; a small meta entry
+(count, bytes, tokens, oldest time) tells, without reading the list, when it must be
+rewritten. A run's appends and clears are buffered and written when the run commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
+
+from ..errors import MemoryValueError
+from . import serialization
+from .retention import Entry, Retention, over_slack, retained_count, take_retained
+from .store import KeyValueStore
+
+# Called with evicted item values when a history's policy is move_to_long_term.
+EvictionSink = Callable[[str, list[Any]], None]
+
+
+class ListBackend(Protocol):
+    """The ListState operations a history needs (PyFlink's ListState has them)."""
+
+    def get(self) -> Iterable[str] | None: ...
+
+    def add_all(self, values: list[str]) -> None: ...
+
+    def update(self, values: list[str]) -> None: ...
+
+    def clear(self) -> None: ...
+
+
+class PyListBackend:
+    """A list in memory (unit tests and reference runs)."""
+
+    def __init__(self) -> None:
+        self.values: list[str] = []
+
+    def get(self) -> list[str]:
+        return list(self.values)
+
+    def add_all(self, values: list[str]) -> None:
+        self.values.extend(values)
+
+    def update(self, values: list[str]) -> None:
+        self.values = list(values)
+
+    def clear(self) -> None:
+        self.values = []
+
+
+def _text_of(value: Any, payload: str) -> str:
+    return value if isinstance(value, str) else payload
+
+
+class History:
+    """``ctx.history(name)``: append / get_recent / all / clear / len for the current key."""
+
+    def __init__(
+        self,
+        name: str,
+        retention: Retention,
+        backend: ListBackend,
+        meta: KeyValueStore,
+        now_ms: Callable[[], int],
+        eviction_sink: EvictionSink | None = None,
+    ) -> None:
+        self.name = name
+        self.retention = retention
+        self._backend = backend
+        self._meta = meta
+        self._now_ms = now_ms
+        self._eviction_sink = eviction_sink
+        self._physical: list[str] | None = None
+        self._appended: list[Entry] = []
+        self._cleared = False
+
+    # -- user API --------------------------------------------------------------------------
+    def append(self, item: Any) -> None:
+        """Add ``item`` as the newest element (visible now, stored when the run commits)."""
+        self._appended.append(self._entry(item))
+
+    def get_recent(self, n: int) -> list[Any]:
+        """The newest ``n`` items, oldest first (fewer if the history holds fewer)."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"get_recent(n) of history '{self.name}' needs an int n >= 0, "
+                             f"got {n!r}")
+        return [serialization.loads(e.payload) for e in self._logical(limit=n)]
+
+    def all(self) -> list[Any]:
+        """Every retained item, oldest first."""
+        return [serialization.loads(e.payload) for e in self._logical()]
+
+    def clear(self) -> None:
+        """Remove every item (at commit)."""
+        self._cleared = True
+        self._appended = []
+
+    def __len__(self) -> int:
+        return len(self._logical())
+
+    # -- runtime ---------------------------------------------------------------------------
+    def _entry(self, item: Any, at_ms: int | None = None) -> Entry:
+        payload = serialization.dumps(item)
+        size = serialization.encoded_size(payload)
+        r = self.retention
+        if r.max_bytes is not None and size > r.max_bytes:
+            raise MemoryValueError(
+                f"item of {size} bytes is over max_bytes={r.max_bytes} of history "
+                f"'{self.name}' on its own"
+            )
+        tokens = r.count_tokens(_text_of(item, payload)) if r.counts_tokens else 0
+        if r.max_tokens is not None and tokens > r.max_tokens:
+            raise MemoryValueError(
+                f"item of {tokens} tokens is over max_tokens={r.max_tokens} of history "
+                f"'{self.name}' on its own"
+            )
+        return Entry(self._now_ms() if at_ms is None else at_ms, size, tokens, payload)
+
+    def _raw_stored(self) -> list[str]:
+        if self._cleared:
+            return []
+        if self._physical is None:
+            self._physical = list(self._backend.get() or [])
+        return self._physical
+
+    def _stored(self) -> list[Entry]:
+        return [Entry.decode(raw) for raw in self._raw_stored()]
+
+    def _newest_first(self) -> Iterator[Entry]:
+        yield from reversed(self._appended)
+        for raw in reversed(self._raw_stored()):
+            yield Entry.decode(raw)
+
+    def _logical(self, limit: int | None = None) -> list[Entry]:
+        kept = take_retained(self._newest_first(), self.retention, self._now_ms(), limit)
+        kept.reverse()
+        return kept
+
+    def _read_meta(self) -> tuple[int, int, int, int]:
+        raw = None if self._cleared else self._meta.get(self.name)
+        if raw is None:
+            return 0, 0, 0, 0
+        n, size, tokens, oldest = (int(x) for x in raw.split(","))
+        return n, size, tokens, oldest
+
+    def prepare(self) -> Callable[[], None] | None:
+        """Compute this run's writes (calling the overflow policy if a rewrite is due) without
+        writing anything; returns the function that writes them, or None if nothing changed.
+        An error here (e.g. a failing reducer) leaves the stored history untouched."""
+        if not self._appended and not self._cleared:
+            return None
+        n, size, tokens, oldest = self._read_meta()
+        appended = self._appended
+        if n == 0 and appended:
+            oldest = appended[0].at_ms
+        n += len(appended)
+        size += sum(e.size for e in appended)
+        tokens += sum(e.tokens for e in appended)
+        now = self._now_ms()
+        if not over_slack(self.retention, n, size, tokens, oldest, now):
+            raws = [e.encode() for e in appended]
+            meta = f"{n},{size},{tokens},{oldest}"
+            cleared = self._cleared
+
+            def append_only() -> None:
+                if cleared:
+                    self._backend.update(raws)
+                else:
+                    self._backend.add_all(raws)
+                self._meta.put(self.name, meta)
+
+            return append_only
+        full = self._stored() + appended
+        keep = retained_count(full, self.retention, now)
+        evicted, kept = full[: len(full) - keep], full[len(full) - keep:]
+        new_entries = self._apply_policy(evicted, kept)
+        raws = [e.encode() for e in new_entries]
+        meta = (f"{len(new_entries)},{sum(e.size for e in new_entries)},"
+                f"{sum(e.tokens for e in new_entries)},"
+                f"{new_entries[0].at_ms if new_entries else 0}")
+
+        def rewrite() -> None:
+            self._backend.update(raws)
+            self._meta.put(self.name, meta)
+
+        return rewrite
+
+    def _apply_policy(self, evicted: list[Entry], kept: list[Entry]) -> list[Entry]:
+        policy = self.retention.on_overflow
+        if not evicted or policy == "drop_oldest":
+            return kept
+        values = [serialization.loads(e.payload) for e in evicted]
+        if policy == "move_to_long_term":
+            if self._eviction_sink is None:
+                raise MemoryValueError(
+                    f"history '{self.name}' moves evicted items to long-term memory, but "
+                    "long-term memory is not available for this agent"
+                )
+            self._eviction_sink(self.name, values)
+            return kept
+        return self._reduce(policy, values, evicted, kept)
+
+    def _reduce(self, reducer: Callable[[list[Any]], Any], values: list[Any],
+                evicted: list[Entry], kept: list[Entry]) -> list[Entry]:
+        try:
+            replacements = reducer(values)
+        except Exception as e:
+            raise MemoryValueError(
+                f"reducer of history '{self.name}' failed on {len(values)} evicted items: "
+                f"{type(e).__name__}: {e}"
+            ) from e
+        if replacements is None:
+            return kept
+        if not isinstance(replacements, list):
+            raise MemoryValueError(
+                f"reducer of history '{self.name}' must return a list of items or None, "
+                f"got {type(replacements).__name__}"
+            )
+        repl = [self._entry(v, at_ms=evicted[-1].at_ms) for v in replacements]
+        r = self.retention
+        budget = {
+            "max_items": None if r.max_items is None else r.max_items - len(repl),
+            "max_bytes": None if r.max_bytes is None else r.max_bytes - sum(e.size for e in repl),
+            "max_tokens": (None if r.max_tokens is None
+                           else r.max_tokens - sum(e.tokens for e in repl)),
+        }
+        if any(v is not None and v < 0 for v in budget.values()):
+            raise MemoryValueError(
+                f"reducer of history '{self.name}' returned {len(repl)} items that do not fit "
+                "the history's retention on their own"
+            )
+        room = r.model_copy(update=budget)
+        fit = retained_count(kept, room, self._now_ms())
+        return repl + kept[len(kept) - fit:] if fit else repl
+
+    def discard(self) -> None:
+        """Forget the run's buffered appends and cached reads (also after a commit)."""
+        self._physical = None
+        self._appended = []
+        self._cleared = False
+

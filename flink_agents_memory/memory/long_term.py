@@ -1,0 +1,328 @@
+"""Long-term memory of one key: the MemoryAPI over this subtask's Lucene index.
+
+The index lives in the operator's JVM (java_udf ``LongTermMemoryStore``); Python reaches it
+through PEMJA inside a job (or py4j in tools) and never passes a key: the store reads the
+current key from Flink, so no call can touch another key's memories. Writes of a run are
+buffered, embedded in one batch at commit and applied only if the run succeeds; ``get`` sees
+the run's own writes, ``search`` and ``get_all`` see the index as of the run's start.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import MemoryValueError
+from ..models.embedders import Embedder, default_embedder
+from ..models.llm import LLM
+from .audit import AuditTrail, MemoryEvent, iso_utc
+from .history import History
+from .items import MemoryAPI, MemoryItem, SearchMode
+from .retention import Retention
+from .store import KeyValueStore
+
+log = logging.getLogger(__name__)
+
+_ID_NAMESPACE = uuid.UUID("5b0a5c2e-6d0e-4f7e-9a35-7a0c2f4b8e11")
+SEQ_KEY = "__long_term_seq__"
+
+
+class MemoryNotFoundError(MemoryValueError, KeyError):
+    """No memory with that id for the current key."""
+
+
+class LongTermMemoryConfig(BaseModel):
+    """Declared on the agent (``Agent.long_term_memory``); checked when the job is built."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    embedder: Any = Field(None, description="An Embedder; default_embedder() if None.")
+    llm: Any = Field(None, description="An LLM for add_messages(infer=True); None: infer off.")
+    ttl_ms: int | None = Field(None, ge=1, description="Memories expire this long after a write.")
+    max_items_per_key: int | None = Field(None, ge=1, description="Oldest are deleted beyond.")
+    dedup_threshold: float = Field(0.95, gt=0, le=1,
+                                   description="infer=False: skip text this similar to a memory.")
+    similar_limit: int = Field(5, ge=1, description="Existing memories shown to the LLM per fact.")
+    default_mode: SearchMode = "hybrid"
+    recent: Retention = Field(Retention(max_items=100), description="get_history's retention.")
+    audit: Retention = Field(Retention(max_items=1000), description="history(id)'s retention.")
+
+    def resolved_embedder(self) -> Embedder:
+        return self.embedder if self.embedder is not None else default_embedder()
+
+
+def content_hash(text: str) -> str:
+    return hashlib.md5(text.encode()).hexdigest()
+
+
+def _check_metadata(metadata: dict[str, Any] | None) -> dict[str, Any]:
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, dict):
+        raise MemoryValueError(f"metadata must be a dict, got {type(metadata).__name__}")
+    try:
+        json.dumps(metadata, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise MemoryValueError(f"metadata must be JSON-serialisable: {e}") from e
+    return metadata
+
+
+def _item(doc: dict[str, Any]) -> MemoryItem:
+    return MemoryItem(id=doc["id"], memory=doc["memory"], metadata=doc.get("metadata") or {},
+                      created_at=doc.get("created_at"), updated_at=doc.get("updated_at"),
+                      score=doc.get("score"))
+
+
+class LongTermMemory(MemoryAPI):
+    """``ctx.memory``: one instance per subtask, reset after every run."""
+
+    def __init__(self, store: Any, config: LongTermMemoryConfig, recent: History,
+                 audit: AuditTrail, meta: KeyValueStore, now_ms: Callable[[], int],
+                 key: Callable[[], Any], actor: Callable[[], str | None]) -> None:
+        self._store = store
+        self.config = config
+        self._embedder = config.resolved_embedder()
+        self._recent = recent
+        self._audit = audit
+        self._meta = meta
+        self._now_ms = now_ms
+        self._key = key
+        self._actor = actor
+        self._ops: list[tuple[str, str, dict[str, Any] | None]] = []
+        self._pending: dict[str, dict[str, Any] | None] = {}
+        self._known_vectors: dict[str, np.ndarray] = {}
+        self._warned_no_llm = False
+
+    # -- MemoryAPI -------------------------------------------------------------------------
+    def add(self, memory: MemoryItem | str, metadata: dict[str, Any] | None = None) -> str:
+        item = MemoryItem(memory=memory) if isinstance(memory, str) else memory
+        text = self._text(item.memory)
+        meta = _check_metadata(item.metadata if metadata is None else metadata)
+        memory_id = item.id or self._new_id()
+        if self._exists(memory_id):
+            raise MemoryValueError(f"memory '{memory_id}' already exists; use update()")
+        now = self._now_ms()
+        doc = {"id": memory_id, "memory": text, "metadata": meta, "hash": content_hash(text),
+               "created_at": item.created_at or iso_utc(now), "updated_at": iso_utc(now),
+               "expires_at": now + self.config.ttl_ms if self.config.ttl_ms else None}
+        self._write("add", memory_id, doc)
+        self._audit.record(memory_id, "ADD", None, text, now, self._actor())
+        self._recent.append(_item(doc))
+        return memory_id
+
+    def update(self, memory_id: str, data: MemoryItem | str,
+               metadata: dict[str, Any] | None = None) -> MemoryItem:
+        old = self._doc(memory_id)
+        if old is None:
+            raise MemoryNotFoundError(f"no memory '{memory_id}' for key {self._key()!r}")
+        item = MemoryItem(id=memory_id, memory=data) if isinstance(data, str) else data
+        text = self._text(item.memory)
+        new_meta = metadata if metadata is not None else item.metadata
+        meta = _check_metadata(new_meta) if new_meta is not None else old.get("metadata") or {}
+        now = self._now_ms()
+        doc = {**old, "memory": text, "metadata": meta, "hash": content_hash(text),
+               "updated_at": iso_utc(now),
+               "expires_at": now + self.config.ttl_ms if self.config.ttl_ms else None}
+        doc.pop("score", None)
+        self._write("update", memory_id, doc)
+        self._audit.record(memory_id, "UPDATE", old["memory"], text, now, self._actor())
+        updated = _item(doc)
+        self._recent.append(updated)
+        return updated
+
+    def delete(self, memory_id: str) -> None:
+        old = self._doc(memory_id)
+        if old is None:
+            raise MemoryNotFoundError(f"no memory '{memory_id}' for key {self._key()!r}")
+        self._write("delete", memory_id, None)
+        self._audit.record(memory_id, "DELETE", old["memory"], None, self._now_ms(),
+                           self._actor())
+
+    def get(self, memory_id: str) -> MemoryItem | None:
+        doc = self._doc(memory_id)
+        return None if doc is None else _item(doc)
+
+    def get_all(self, filters: dict[str, Any] | None = None, limit: int = 100) -> list[MemoryItem]:
+        """Memories of this key, newest first, optionally filtered by metadata."""
+        raw = self._store.getAll(json.dumps(filters or {}), int(limit), self._now_ms())
+        return [_item(d) for d in json.loads(raw) if self._pending.get(d["id"], d) is not None]
+
+    def get_history(self, n: int = 10) -> list[MemoryItem]:
+        return self._recent.get_recent(n)
+
+    def history(self, memory_id: str) -> list[MemoryEvent]:
+        return self._audit.events_of(memory_id)
+
+    def search(self, query: str, limit: int = 10, filters: dict[str, Any] | None = None,
+               mode: SearchMode | None = None,
+               min_score: float | None = None) -> list[MemoryItem]:
+        mode = mode or self.config.default_mode
+        if mode not in ("vector", "keyword", "hybrid"):
+            raise ValueError(f"unknown search mode {mode!r}: use vector, keyword or hybrid")
+        if not isinstance(limit, int) or limit < 1:
+            raise ValueError(f"search limit must be a positive int, got {limit!r}")
+        vector = None if mode == "keyword" else self._vectors([query])[0].tobytes()
+        options = {"mode": mode, "limit": limit, "min_score": min_score,
+                   "filters": filters or {}, "now": self._now_ms()}
+        hits = json.loads(self._store.search(query, vector, json.dumps(options)))
+        return [_item(h) for h in hits if self._pending.get(h["id"], h) is not None]
+
+    def add_messages(self, messages: list[dict[str, str]] | str, infer: bool = True,
+                     metadata: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """The mem0 add pipeline of seed 003 (see memory/add_pipeline.py)."""
+        from .add_pipeline import add_messages
+
+        if infer and self.config.llm is None:
+            if not self._warned_no_llm:
+                log.warning("add_messages(infer=True) without an LLM configured: storing the "
+                            "messages as they are (infer is off)")
+                self._warned_no_llm = True
+            infer = False
+        return add_messages(self, messages, infer, _check_metadata(metadata))
+
+    # -- used by the add pipeline and the runtime ----------------------------------------------
+    @property
+    def llm(self) -> LLM | None:
+        return self.config.llm
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Embed now (one batch); commit reuses these vectors instead of embedding again."""
+        vectors = self._vectors(texts)
+        self._known_vectors.update(zip(texts, vectors, strict=True))
+        return vectors
+
+    def similar(self, vector: np.ndarray, limit: int) -> list[dict[str, Any]]:
+        """Nearest memories of this key to ``vector`` (vector mode), with scores."""
+        options = {"mode": "vector", "limit": limit, "filters": {}, "now": self._now_ms()}
+        hits = json.loads(self._store.search("", vector.tobytes(), json.dumps(options)))
+        return [h for h in hits if self._pending.get(h["id"], h) is not None]
+
+    def find_by_hash(self, text: str) -> str | None:
+        h = content_hash(text)
+        for memory_id, doc in self._pending.items():
+            if doc is not None and doc["hash"] == h:
+                return memory_id
+        raw = self._store.findByHash(h, self._now_ms())
+        if raw is None:
+            return None
+        memory_id = json.loads(raw)["id"]
+        deleted = memory_id in self._pending and self._pending[memory_id] is None
+        return None if deleted else memory_id
+
+    def prepare(self) -> Callable[[], None] | None:
+        """Embed the run's new texts in one batch and check them; returns the writer."""
+        self._enforce_max_items()
+        if not self._ops:
+            return None
+        by_op = self._vectors_for_ops()
+        ops = list(self._ops)
+
+        def write() -> None:
+            batch_docs: list[dict[str, Any]] = []
+            batch_vecs: list[bytes] = []
+
+            def flush_adds() -> None:
+                if batch_docs:
+                    self._store.addBatch(json.dumps(batch_docs), b"".join(batch_vecs))
+                    batch_docs.clear()
+                    batch_vecs.clear()
+
+            for i, (op, memory_id, doc) in enumerate(ops):
+                if op == "add":
+                    batch_docs.append(doc)
+                    batch_vecs.append(by_op[i].tobytes())
+                    continue
+                flush_adds()
+                if op == "update":
+                    self._store.update(memory_id, json.dumps(doc), by_op[i].tobytes())
+                else:
+                    self._store.delete(memory_id)
+            flush_adds()
+
+        return write
+
+    def _vectors_for_ops(self) -> dict[int, np.ndarray]:
+        needs = [i for i, (op, _, _) in enumerate(self._ops) if op != "delete"]
+        texts = [self._ops[i][2]["memory"] for i in needs]  # type: ignore[index]
+        missing = sorted({t for t in texts if t not in self._known_vectors})
+        if missing:
+            self._known_vectors.update(zip(missing, self._vectors(missing), strict=True))
+        by_op = {i: self._known_vectors[t] for i, t in zip(needs, texts, strict=True)}
+        stored_dim = self._store.dimension()
+        dim = self._embedder.dim
+        if by_op and stored_dim not in (-1, dim):
+            raise MemoryValueError(
+                f"embedder dimension {dim} does not match the index's dimension "
+                f"{stored_dim} for this key group; use the embedder the memories were made with"
+            )
+        return by_op
+
+    def discard(self) -> None:
+        self._ops = []
+        self._pending = {}
+        self._known_vectors = {}
+
+    # -- internals -------------------------------------------------------------------------
+    def _text(self, text: Any) -> str:
+        if not isinstance(text, str) or not text.strip():
+            raise MemoryValueError(f"a memory's text must be a non-empty str, got {text!r}")
+        return text
+
+    def _new_id(self) -> str:
+        # Deterministic per key and sequence number, so a replay after restore makes the same ids.
+        raw = self._meta.get(SEQ_KEY)
+        seq = int(raw) + 1 if raw is not None else 1
+        self._meta.put(SEQ_KEY, str(seq))
+        return str(uuid.uuid5(_ID_NAMESPACE, f"{self._key()}\x00{seq}"))
+
+    def _write(self, op: str, memory_id: str, doc: dict[str, Any] | None) -> None:
+        self._ops.append((op, memory_id, doc))
+        self._pending[memory_id] = doc
+
+    def _doc(self, memory_id: str) -> dict[str, Any] | None:
+        if not isinstance(memory_id, str) or not memory_id:
+            raise MemoryValueError(f"a memory id must be a non-empty str, got {memory_id!r}")
+        if memory_id in self._pending:
+            return self._pending[memory_id]
+        raw = self._store.get(memory_id, self._now_ms())
+        return None if raw is None else json.loads(raw)
+
+    def _exists(self, memory_id: str) -> bool:
+        return self._doc(memory_id) is not None
+
+    def _vectors(self, texts: list[str]) -> np.ndarray:
+        vectors = np.asarray(self._embedder.embed(texts), dtype=np.float32)
+        dim = self._embedder.dim
+        if vectors.ndim != 2 or vectors.shape != (len(texts), dim):
+            raise MemoryValueError(
+                f"embedder {self._embedder!r} returned shape {vectors.shape}, expected "
+                f"{(len(texts), dim)}"
+            )
+        norms = np.linalg.norm(vectors, axis=1)
+        if not np.all(np.isfinite(norms)) or np.any(norms == 0):
+            raise MemoryValueError(f"embedder {self._embedder!r} returned a zero or invalid vector")
+        return np.ascontiguousarray(vectors / norms[:, None], dtype="<f4")
+
+    def _enforce_max_items(self) -> None:
+        limit = self.config.max_items_per_key
+        added = sum(1 for op, _, _ in self._ops if op == "add")
+        if limit is None or not added:
+            return
+        deleted = sum(1 for op, _, _ in self._ops if op == "delete")
+        total = self._store.count(self._now_ms()) + added - deleted
+        if total <= limit:
+            return
+        stored = json.loads(self._store.getAll("{}", total + deleted, self._now_ms()))
+        live = [d for d in stored if self._pending.get(d["id"], d) is not None]
+        live.sort(key=lambda d: (d.get("created_at") or "", d["id"]))
+        for doc in live[: total - limit]:
+            self._write("delete", doc["id"], None)
+            self._audit.record(doc["id"], "DELETE", doc["memory"], None, self._now_ms(),
+                               "retention:max_items_per_key")

@@ -1,0 +1,48 @@
+"""LLM clients: ``complete(messages, response_format) -> str``."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+from .http import HTTPError, post_json
+
+
+class LLMError(Exception):
+    """The LLM could not be reached or answered something unusable."""
+
+
+@runtime_checkable
+class LLM(Protocol):
+    def complete(self, messages: list[dict[str, str]],
+                 response_format: dict[str, Any] | None = None) -> str: ...
+
+
+class OpenAICompatibleLLM:
+    """Any OpenAI-compatible ``/chat/completions`` endpoint (OpenAI, vLLM, Ollama, llama.cpp)."""
+
+    def __init__(self, base_url: str, model: str, api_key: str | None = None,
+                 timeout_s: float = 60.0, retries: int = 2, temperature: float = 0.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api_key = api_key
+        self.timeout_s = timeout_s
+        self.retries = retries
+        self.temperature = temperature
+
+    def complete(self, messages: list[dict[str, str]],
+                 response_format: dict[str, Any] | None = None) -> str:
+        payload: dict[str, Any] = {"model": self.model, "messages": messages,
+                                   "temperature": self.temperature}
+        if response_format is not None:
+            payload["response_format"] = response_format
+        try:
+            answer = post_json(f"{self.base_url}/chat/completions", payload, self.api_key,
+                               self.timeout_s, self.retries)
+            return str(answer["choices"][0]["message"]["content"])
+        except HTTPError as e:
+            raise LLMError(str(e)) from e
+        except (KeyError, IndexError, TypeError) as e:
+            raise LLMError(f"malformed chat completion from {self.base_url}: {e!r}") from e
+
+    def __repr__(self) -> str:  # never show the api key
+        return f"OpenAICompatibleLLM(base_url={self.base_url!r}, model={self.model!r})"

@@ -1,0 +1,95 @@
+"""Agent runs without Flink, on in-memory states: unit tests and quick local experiments."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..agent import Agent
+from ..memory.history import PyListBackend
+from ..memory.store import DictStore
+from .config import AgentConfig
+from .memory_runtime import MemoryRuntime, StateFactory
+from .run_context import RunContext
+from .runner import AgentRunner
+
+
+class InMemoryStates(StateFactory):
+    """Per-key dict/list states, switched with :meth:`set_key` like Flink's keyed states."""
+
+    def __init__(self) -> None:
+        self._maps: dict[str, dict[Any, DictStore]] = {}
+        self._lists: dict[str, dict[Any, PyListBackend]] = {}
+        self.key: Any = None
+
+    def set_key(self, key: Any) -> None:
+        self.key = key
+
+    def map_state(self, name: str) -> Any:
+        per_key = self._maps.setdefault(name, {})
+        states = self
+
+        class _Scoped:
+            def _s(self) -> DictStore:
+                return per_key.setdefault(states.key, DictStore())
+
+            def get(self, k: str) -> str | None:
+                return self._s().get(k)
+
+            def put(self, k: str, v: str) -> None:
+                self._s().put(k, v)
+
+            def remove(self, k: str) -> None:
+                self._s().remove(k)
+
+        return _Scoped()
+
+    def list_state(self, name: str) -> Any:
+        per_key = self._lists.setdefault(name, {})
+        states = self
+
+        class _Scoped:
+            def _l(self) -> PyListBackend:
+                return per_key.setdefault(states.key, PyListBackend())
+
+            def get(self) -> list[str]:
+                return self._l().get()
+
+            def add_all(self, values: list[str]) -> None:
+                self._l().add_all(values)
+
+            def update(self, values: list[str]) -> None:
+                self._l().update(values)
+
+            def clear(self) -> None:
+                self._l().clear()
+
+        return _Scoped()
+
+
+class LocalAgentRunner:
+    """Runs an agent's runs one by one on :class:`InMemoryStates`, like the operator does."""
+
+    def __init__(self, agent: Agent, config: AgentConfig | None = None, store: Any = None,
+                 clock: Callable[[], int] | None = None) -> None:
+        self.config = config or AgentConfig()
+        self.states = InMemoryStates()
+        self.ctx = RunContext()
+        self._clock = clock or (lambda: int(time.time() * 1000))
+        self.ctx.bind(MemoryRuntime(agent, self.config, self.states, store,
+                                    self.ctx.now_ms, lambda: self.ctx.key,
+                                    lambda: self.ctx.current_action))
+        self._runner = AgentRunner(agent.validate(), self.config)
+
+    def run(self, key: Any, value: Any) -> list[Any]:
+        """One run for ``key``; its writes are committed, or discarded if it raises."""
+        self.states.set_key(key)
+        self.ctx.begin(lambda: key, self._clock())
+        try:
+            outputs = self._runner.run(value, self.ctx)
+        except BaseException:
+            self.ctx.rollback()
+            raise
+        self.ctx.commit()
+        return outputs

@@ -1,0 +1,62 @@
+package io.flinkagentsmemory.operator;
+
+import io.flinkagentsmemory.checkpoint.LongTermMemoryCheckpointHooks;
+import io.flinkagentsmemory.index.CurrentKey;
+import io.flinkagentsmemory.index.LongTermMemoryStore;
+import io.flinkagentsmemory.index.SubtaskMemoryIndexes;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+import org.apache.flink.types.Row;
+
+/**
+ * The long-term memory of one operator subtask: its key-group indexes, the store Python calls,
+ * and the checkpoint hooks. Kept out of the operator so the operator only wires Flink calls.
+ */
+final class OperatorLongTermMemory implements AutoCloseable {
+
+    private final SubtaskMemoryIndexes indexes;
+    private final LongTermMemoryCheckpointHooks hooks;
+    private final LongTermMemoryStore store;
+
+    OperatorLongTermMemory(Path baseDir, Supplier<Object> currentKey, IntSupplier currentKeyGroup) {
+        this.indexes = new SubtaskMemoryIndexes(baseDir);
+        this.hooks = new LongTermMemoryCheckpointHooks(() -> indexes);
+        this.store = new LongTermMemoryStore(indexes, new FlinkCurrentKey(currentKey, currentKeyGroup));
+    }
+
+    LongTermMemoryCheckpointHooks hooks() {
+        return hooks;
+    }
+
+    LongTermMemoryStore store() {
+        return store;
+    }
+
+    @Override
+    public void close() throws IOException {
+        indexes.close();
+    }
+
+    /**
+     * PyFlink wraps a Python key as {@code Row.of(key)}; its key group is Flink's, taken from the
+     * backend, never recomputed from the Python value (they differ).
+     */
+    private record FlinkCurrentKey(Supplier<Object> currentKey, IntSupplier currentKeyGroup)
+            implements CurrentKey {
+        @Override
+        public String key() {
+            Object key = currentKey.get();
+            if (key instanceof Row row && row.getArity() == 1) {
+                key = row.getField(0);
+            }
+            return String.valueOf(key);
+        }
+
+        @Override
+        public int keyGroup() {
+            return currentKeyGroup.getAsInt();
+        }
+    }
+}
