@@ -5,18 +5,31 @@ PY := $(VENV)/bin/python
 JAR := java_udf/target/flink-agents-memory-java-0.1.0.jar
 PKG_JAR := flink_agents_memory/jars/flink-agents-memory-java-0.1.0.jar
 PYTEST_ARGS ?=
+CHROMA_VENV := .venv-chroma
+CHROMA := $(CHROMA_VENV)/bin/chroma
+CHROMADB_SPEC := chromadb>=1.5,<2
 
-.PHONY: install jar test test-python test-java lint demo bench bench-quick clean \
+.PHONY: install install-knowledge demo-memory jar test test-python test-java lint demo bench bench-quick clean \
         cluster-up cluster-down submit
 
 ## install: create .venv, install the package (editable, test extras) and build the jar
-install: $(PY) jar
+install: $(PY) jar $(CHROMA)
 
 $(PY): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -e '.[test]'
 	touch $(PY)
+
+## install-knowledge: the Chroma server (chromadb, the `knowledge` extra) in its own .venv-chroma
+## (its pins conflict with PyFlink's; the job only speaks HTTP to it). ~35 s, ~520 MB.
+install-knowledge: $(CHROMA)
+
+$(CHROMA):
+	$(PYTHON) -m venv $(CHROMA_VENV)
+	$(CHROMA_VENV)/bin/python -m pip install -q --upgrade pip
+	$(CHROMA_VENV)/bin/python -m pip install -q '$(CHROMADB_SPEC)'
+	touch $(CHROMA)
 
 ## jar: build the java_udf operator jar (Maven, Java 17) and put it into the package
 jar:
@@ -39,6 +52,15 @@ lint:
 ## demo: run the example agent job on a local MiniCluster and print its outputs
 demo:
 	$(PY) examples/demo.py
+
+## demo-memory: AgentWithMemory (examples/agent_with_memory.py) with a local Chroma server:
+## starts it on a free loopback port (data in var/chroma), ingests examples/data/, runs the
+## job on a MiniCluster, stops the server
+demo-memory: $(CHROMA)
+	CHROMA_BIN=$(CHROMA) $(VENV)/bin/flink-agents-memory knowledge serve --path var/chroma -- \
+	  sh -c '$(VENV)/bin/flink-agents-memory knowledge ingest --url "$$KNOWLEDGE_URL" \
+	           --source flink-docs examples/data && \
+	         $(PY) examples/agent_with_memory.py --url "$$KNOWLEDGE_URL"'
 
 ## bench: run the benchmarks and write docs/benchmarks.md
 bench:

@@ -6,12 +6,15 @@ import inspect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .errors import AgentDefinitionError
 from .events import Event
 from .memory.long_term import LongTermMemoryConfig
 from .memory.retention import Retention
+
+if TYPE_CHECKING:
+    from .knowledge.base import KnowledgeBase
 
 _LISTENS = "_flink_agents_memory_listens"
 _HISTORY_NAME = re.compile(r"(?!__)[A-Za-z_][A-Za-z0-9_.-]*")
@@ -65,6 +68,14 @@ class Agent:
 
     #: Long-term memory settings (embedder, LLM for add_messages, TTL, limits).
     long_term_memory: ClassVar[LongTermMemoryConfig] = LongTermMemoryConfig()
+
+    #: Shared knowledge bases (seed 003 Knowledge) searched by ``ctx.search_knowledge``:
+    #: ``knowledge_bases = [KnowledgeBase("http://127.0.0.1:8000")]``. They are pickled with
+    #: the agent and connect on first use in the TaskManager. A class attribute of a class
+    #: defined in an importable module is re-read on import there, so when the service URL is
+    #: only known at run time, assign the list on the instance (``agent.knowledge_bases = [...]``
+    #: in ``__init__``): instance attributes travel with the pickled agent.
+    knowledge_bases: ClassVar[list[KnowledgeBase]] = []
 
     def validate(self) -> list[ActionSpec]:
         """Check actions and declarations; returns the actions. Called at job build time."""

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .events import Event
 from .memory.memory_object import MemoryObject
+
+if TYPE_CHECKING:
+    from .knowledge.items import KnowledgeItem
 
 
 class RunnerContext(ABC):
@@ -24,3 +27,9 @@ class RunnerContext(ABC):
     @abstractmethod
     def get_short_term_memory(self) -> MemoryObject:
         """The root object of this key's short-term memory."""
+
+    @abstractmethod
+    def search_knowledge(self, query: str, source: str | None = None,
+                         limit: int = 10) -> list[KnowledgeItem]:
+        """Search the agent's shared knowledge bases (``Agent.knowledge_bases``); results of
+        every base (or of those having ``source``) merged by score, best ``limit`` first."""

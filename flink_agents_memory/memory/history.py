@@ -204,6 +204,22 @@ class History:
 
     def _reduce(self, reducer: Callable[[list[Any]], Any], values: list[Any],
                 evicted: list[Entry], kept: list[Entry]) -> list[Entry]:
+        """Replace the evicted items by what the reducer returns. If the replacements leave no
+        room for every kept item, the oldest kept ones are evicted too and the reducer is
+        called again with all of them, so no item leaves without being reduced."""
+        while True:
+            repl = self._replacements(reducer, values, evicted)
+            room = self._room(repl)
+            fit = retained_count(kept, room, self._now_ms())
+            if fit == len(kept):
+                return repl + kept
+            moved = kept[: len(kept) - fit]
+            evicted = evicted + moved
+            values = values + [serialization.loads(e.payload) for e in moved]
+            kept = kept[len(kept) - fit:]
+
+    def _replacements(self, reducer: Callable[[list[Any]], Any], values: list[Any],
+                      evicted: list[Entry]) -> list[Entry]:
         try:
             replacements = reducer(values)
         except Exception as e:
@@ -212,13 +228,16 @@ class History:
                 f"{type(e).__name__}: {e}"
             ) from e
         if replacements is None:
-            return kept
+            return []
         if not isinstance(replacements, list):
             raise MemoryValueError(
                 f"reducer of history '{self.name}' must return a list of items or None, "
                 f"got {type(replacements).__name__}"
             )
-        repl = [self._entry(v, at_ms=evicted[-1].at_ms) for v in replacements]
+        return [self._entry(v, at_ms=evicted[-1].at_ms) for v in replacements]
+
+    def _room(self, repl: list[Entry]) -> Retention:
+        """The retention left for kept items once the replacements are in."""
         r = self.retention
         budget = {
             "max_items": None if r.max_items is None else r.max_items - len(repl),
@@ -231,9 +250,7 @@ class History:
                 f"reducer of history '{self.name}' returned {len(repl)} items that do not fit "
                 "the history's retention on their own"
             )
-        room = r.model_copy(update=budget)
-        fit = retained_count(kept, room, self._now_ms())
-        return repl + kept[len(kept) - fit:] if fit else repl
+        return r.model_copy(update=budget)
 
     def discard(self) -> None:
         """Forget the run's buffered appends and cached reads (also after a commit)."""

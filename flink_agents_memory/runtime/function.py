@@ -70,7 +70,7 @@ class AgentProcessFunction(KeyedProcessFunction):
 
     def process_element(self, value: Any, ctx: KeyedProcessFunction.Context) -> Iterable[Any]:
         run = self._ctx
-        run.begin(ctx.get_current_key, self._now(ctx))
+        run.begin(ctx.get_current_key, self._now(ctx), value)
         try:
             outputs = self._runner.run(value, run)
         except BaseException:

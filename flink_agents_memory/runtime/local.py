@@ -85,7 +85,7 @@ class LocalAgentRunner:
     def run(self, key: Any, value: Any) -> list[Any]:
         """One run for ``key``; its writes are committed, or discarded if it raises."""
         self.states.set_key(key)
-        self.ctx.begin(lambda: key, self._clock())
+        self.ctx.begin(lambda: key, self._clock(), value)
         try:
             outputs = self._runner.run(value, self.ctx)
         except BaseException:

@@ -43,6 +43,8 @@ class MemoryRuntime:
                  store: Any | None, now_ms: Callable[[], int], key: Callable[[], Any],
                  actor: Callable[[], str | None]) -> None:
         self.config = config
+        #: The agent's shared knowledge bases (``Agent.knowledge_bases``), for search_knowledge.
+        self.knowledge_bases = list(getattr(agent, "knowledge_bases", None) or [])
         self.stm_buffer = RunBuffer(states.map_state("flink_agents_memory.short_term"))
         self.meta = RunBuffer(states.map_state("flink_agents_memory.meta"))
         self._now_ms = now_ms

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..context import RunnerContext
 from ..errors import ConfigurationError
@@ -13,6 +13,9 @@ from ..memory.long_term import LongTermMemory
 from ..memory.memory_object import MemoryObject
 from ..memory.sensory import SensoryMemory
 from .memory_runtime import MemoryRuntime
+
+if TYPE_CHECKING:
+    from ..knowledge.items import KnowledgeItem
 
 _UNSET = object()
 
@@ -36,13 +39,14 @@ class RunContext(RunnerContext):
         assert self._runtime is not None, "RunContext used before bind()"
         return self._runtime
 
-    def begin(self, key: Callable[[], Any], now_ms: int) -> None:
-        """Start a run for the key ``key()`` returns, at time ``now_ms``."""
+    def begin(self, key: Callable[[], Any], now_ms: int, value: Any = None) -> None:
+        """Start a run for the key ``key()`` returns, at time ``now_ms``, on input ``value``."""
         self._key_supplier = key
         self._key = _UNSET
         self._now_ms = now_ms
         self._sent = []
         self.current_action = None
+        self.runtime.sensory.record_input(value)
 
     @property
     def key(self) -> Any:
@@ -85,6 +89,14 @@ class RunContext(RunnerContext):
                 "AgentsExecutionEnvironment)"
             )
         return memory
+
+    def search_knowledge(self, query: str, source: str | None = None,
+                         limit: int = 10) -> list[KnowledgeItem]:
+        """Search the agent's knowledge bases (``Agent.knowledge_bases``): results of all bases
+        (or of those having ``source``) merged by score, the best ``limit`` (seed 003)."""
+        from ..knowledge.base import search_all
+
+        return search_all(self.runtime.knowledge_bases, query, source, limit)
 
     @property
     def sensory(self) -> SensoryMemory:

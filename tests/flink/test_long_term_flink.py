@@ -1,0 +1,109 @@
+"""Long-term memory inside MemoryAgentOperator on a MiniCluster: restore after a failure,
+savepoint rescale 2 -> 3 -> 1, and key isolation over 1,000 keys."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import jobs
+from digest_agent import DigestAgent, last_digest_per_key, oracle, read_lines
+from pyflink.common import Configuration, Types
+
+from flink_agents_memory import Agent, AgentsExecutionEnvironment, InputEvent, OutputEvent, action
+from flink_agents_memory.memory.long_term import LongTermMemoryConfig
+from flink_agents_memory.models import HashingEmbedder
+from flink_agents_memory.runtime.savepoint import stop_with_savepoint
+
+
+def inputs(n: int, keys: int) -> list[str]:
+    return [f"k{i % keys}|{i}" for i in range(n)]
+
+
+def test_failure_after_checkpoint_restores_long_term_memory(tmp_path):
+    n, keys = 400, 10
+    expected = oracle(inputs(n, keys), tmp_path / "oracle")
+    checkpoints = tmp_path / "checkpoints"
+    marker = tmp_path / "failed-once"
+    agent = DigestAgent(fail_marker=str(marker), checkpoint_dir=str(checkpoints),
+                        fail_from=n // 2)
+    env = jobs.make_env(checkpoint_dir=checkpoints, restarts=3)
+    lines = jobs.run_agent(agent, lambda e: jobs.sequence_source(e, n, keys, throttle_ms=3),
+                           env=env)
+    assert marker.exists(), "the failure was never injected"
+    actual = last_digest_per_key(lines)
+    assert set(actual) == set(expected)
+    for key in expected:
+        assert actual[key] == expected[key], key
+
+
+def start_phase(tmp_path, phase: int, parallelism: int, n: int, keys: int, restore: str | None):
+    conf = Configuration()
+    conf.set_string("execution.checkpointing.interval", "100ms")
+    conf.set_string("execution.checkpointing.dir", (tmp_path / "chk").as_uri())
+    if restore:
+        conf.set_string("execution.state-recovery.path", restore)
+    from pyflink.datastream import StreamExecutionEnvironment
+
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(parallelism)
+    env.set_max_parallelism(128)
+    out = tmp_path / f"phase{phase}.jsonl"
+    agents = AgentsExecutionEnvironment.get_execution_environment(env)
+    # slower than the agent, so the savepoint barrier is not queued behind in-flight events
+    ds = jobs.sequence_source(env, n, keys, throttle_ms=12)
+    agents.from_datastream(ds, jobs.key_of).apply(DigestAgent(out_file=str(out))).to_datastream(
+        Types.STRING()).print()
+    return env.execute_async(f"rescale-{phase}"), out
+
+
+def stop_after(client, out, lines_wanted: int, savepoints) -> str:
+    deadline = time.time() + 120
+    while len(read_lines(out)) < lines_wanted:
+        assert time.time() < deadline, f"only {len(read_lines(out))} lines in {out}"
+        time.sleep(0.2)
+    return stop_with_savepoint(client, savepoints.as_uri())
+
+
+def test_savepoint_rescale_2_3_1_keeps_every_memory_once(tmp_path):
+    n, keys = 600, 24
+    expected = oracle(inputs(n, keys), tmp_path / "oracle")
+    savepoints = tmp_path / "savepoints"
+    client, out1 = start_phase(tmp_path, 1, 2, n, keys, None)
+    sp1 = stop_after(client, out1, 150, savepoints)
+    client, out2 = start_phase(tmp_path, 2, 3, n, keys, sp1)
+    sp2 = stop_after(client, out2, 150, savepoints)
+    client, out3 = start_phase(tmp_path, 3, 1, n, keys, sp2)
+    client.get_job_execution_result().result()
+    lines = read_lines(out1) + read_lines(out2) + read_lines(out3)
+    seqs = [json.loads(line)["seq"] for line in lines]
+    assert sorted(seqs) == list(range(n)), "every event processed exactly once across phases"
+    actual = last_digest_per_key(lines)
+    for key in expected:
+        assert actual[key] == expected[key], key
+
+
+class IsolationAgent(Agent):
+    long_term_memory = LongTermMemoryConfig(embedder=HashingEmbedder(64))
+
+    @action(InputEvent)
+    @staticmethod
+    def remember(event, ctx):
+        key, seq = event.input.split("|")
+        ctx.memory.add(f"shared words tea jazz {key} {seq}", metadata={"owner": key})
+        hits = [*ctx.memory.search("shared words tea jazz", limit=50),
+                *ctx.memory.search("tea", limit=50, mode="keyword"),
+                *ctx.memory.get_all(limit=1000)]
+        ctx.send_event(OutputEvent(output=json.dumps(
+            {"key": key, "owners": sorted({h.metadata["owner"] for h in hits}),
+             "n": len(ctx.memory.get_all(limit=1000))})))
+
+
+def test_one_thousand_keys_never_see_each_others_long_term_memory():
+    keys, per_key = 1000, 2
+    outputs = [json.loads(o) for o in jobs.run_agent(
+        IsolationAgent(), lambda env: jobs.sequence_source(env, keys * per_key, keys))]
+    assert len(outputs) == keys * per_key
+    for out in outputs:
+        assert out["owners"] == [out["key"]]
+    assert max(o["n"] for o in outputs) == per_key

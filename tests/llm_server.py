@@ -1,0 +1,61 @@
+"""A scripted OpenAI-compatible server on loopback: real HTTP for the real client code."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class ScriptedLLMServer:
+    """Answers ``/chat/completions`` with the next scripted reply (a str, or an int HTTP status)
+    and ``/embeddings`` with ``embed(texts)``; records every request body."""
+
+    def __init__(self, embed: Any = None) -> None:
+        self.replies: deque[str | int] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self._embed = embed
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append(body)
+                server.headers.append(dict(self.headers))
+                if self.path.endswith("/embeddings"):
+                    data = [{"index": i, "embedding": list(map(float, v))}
+                            for i, v in enumerate(server._embed(body["input"]))]
+                    return self._send(200, {"data": data})
+                reply = server.replies.popleft() if server.replies else '{"facts": []}'
+                if isinstance(reply, int):
+                    return self._send(reply, {"error": "scripted failure"})
+                return self._send(200, {"choices": [{"message": {"content": reply}}]})
+
+            def _send(self, status: int, payload: Any) -> None:
+                raw = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> ScriptedLLMServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
