@@ -10,7 +10,7 @@ CHROMA := $(CHROMA_VENV)/bin/chroma
 CHROMADB_SPEC := chromadb>=1.5,<2
 
 .PHONY: install install-knowledge demo-memory jar test test-python test-java lint demo bench bench-quick clean \
-        cluster-up cluster-down submit
+        cluster-up cluster-down cluster-status submit
 
 ## install: create .venv, install the package (editable, test extras) and build the jar
 install: $(PY) jar $(CHROMA)
@@ -71,3 +71,24 @@ bench-quick:
 
 clean:
 	rm -rf java_udf/target $(PKG_JAR) var .pytest_cache
+
+## cluster-up: standalone cluster from the wheel (JobManager + 2 TaskManagers), state in var/flink
+REST_PORT ?= 8081
+CLUSTER_DIR ?= var/flink
+JOB ?= examples/demo.py
+CLUSTER := $(PY) -m flink_agents_memory.cluster
+
+cluster-up:
+	$(CLUSTER) up --dir $(CLUSTER_DIR) --rest-port $(REST_PORT)
+
+## cluster-down: stop exactly the processes cluster-up started (PIDs in var/flink/cluster.json)
+cluster-down:
+	$(CLUSTER) down --dir $(CLUSTER_DIR)
+
+## cluster-status: recorded processes, /overview and jobs
+cluster-status:
+	$(CLUSTER) status --dir $(CLUSTER_DIR)
+
+## submit: flink run -py $(JOB) on the running cluster (make submit JOB=examples/demo.py)
+submit:
+	$(CLUSTER) submit --dir $(CLUSTER_DIR) $(JOB)

@@ -49,3 +49,60 @@ def keyed_input(env: StreamExecutionEnvironment, events: int, keys: int) -> Data
     return env.from_source(
         NumberSequenceSource(0, events - 1), WatermarkStrategy.no_watermarks(), "events"
     ).map(lambda i: f"k{i % keys}|{i}", output_type=Types.STRING())
+
+
+# -- shared by the suite (run.py and every bench module) ---------------------------------------
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+#: Peer frameworks live in their own virtual environments, never in .venv.
+PEER_VENVS = ROOT / ".bench" / "venvs"
+WORK = ROOT / ".bench" / "work"
+
+
+class PeerUnavailable(RuntimeError):
+    """A peer could not be run: the comparison is missing and the suite must fail."""
+
+
+def peer_python(name: str) -> str:
+    """The interpreter of peer ``name``'s venv (``make bench`` creates it)."""
+    exe = PEER_VENVS / name / "bin" / "python"
+    if not exe.exists():
+        raise PeerUnavailable(
+            f"peer venv {exe.relative_to(ROOT)} is missing: run `make bench-peers` (or make bench)"
+        )
+    return str(exe)
+
+
+def run_worker(python: str, module: str, args: list[str], timeout_s: float = 3600,
+               env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run ``python -m module args --out <file>`` from the repo root; return its JSON result."""
+    import json
+    import subprocess
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+        out = f.name
+    cmd = [python, "-m", module, *args, "--out", out]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout_s,
+                          env={**os.environ, **(env or {})})
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr)[-4000:]
+        raise RuntimeError(f"worker {module} {' '.join(args)} failed ({proc.returncode}):\n{tail}")
+    with open(out) as f:
+        result = json.load(f)
+    os.unlink(out)
+    return result
+
+
+def percentiles(samples: Any, qs: tuple[float, ...] = (50, 95, 99)) -> dict[str, float]:
+    import numpy as np
+
+    arr = np.asarray(samples, dtype=float)
+    if arr.size == 0:
+        return {f"p{int(q)}": float("nan") for q in qs}
+    return {f"p{int(q)}": float(np.percentile(arr, q)) for q in qs}
+
+
+def abba(names: list[str], rep: int) -> list[str]:
+    """The order of ``names`` in repetition ``rep``: A B, B A, A B, ... against drift."""
+    return list(names) if rep % 2 == 0 else list(reversed(names))

@@ -59,16 +59,21 @@ def parse_json_answer(text: str, field: str) -> list[Any] | None:
 
 def _ask(memory: LongTermMemory, system: str, user: str, field: str) -> list[Any] | None:
     assert memory.llm is not None
+    memory.metrics.inc("long_term.llm_calls")
     try:
         answer = memory.llm.complete(
             [{"role": "system", "content": system}, {"role": "user", "content": user}],
             response_format={"type": "json_object"},
         )
     except LLMError as e:
+        memory.metrics.inc("long_term.llm_failures")
         log.warning("add_messages: LLM call failed, nothing stored: %s", e)
         return None
+    usage = getattr(memory.llm, "last_usage", None) or {}
+    memory.metrics.inc("long_term.llm_tokens", int(usage.get("total_tokens", 0) or 0))
     parsed = parse_json_answer(answer, field)
     if parsed is None:
+        memory.metrics.inc("long_term.llm_malformed")
         log.warning("add_messages: malformed LLM answer (no %r list), skipped: %.200r",
                     field, answer)
     return parsed

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
 from ..errors import MemoryValueError
+from ..metrics import MetricsRecorder
 from . import serialization
 from .retention import Entry, Retention, over_slack, retained_count, take_retained
 from .store import KeyValueStore
@@ -65,8 +66,11 @@ class History:
         meta: KeyValueStore,
         now_ms: Callable[[], int],
         eviction_sink: EvictionSink | None = None,
+        metrics: MetricsRecorder | None = None,
     ) -> None:
         self.name = name
+        self._metrics = metrics or MetricsRecorder(enabled=False)
+        self._appends_metric = f"history.{name}.appends"
         self.retention = retention
         self._backend = backend
         self._meta = meta
@@ -80,6 +84,7 @@ class History:
     def append(self, item: Any) -> None:
         """Add ``item`` as the newest element (visible now, stored when the run commits)."""
         self._appended.append(self._entry(item))
+        self._metrics.inc(self._appends_metric)
 
     def get_recent(self, n: int) -> list[Any]:
         """The newest ``n`` items, oldest first (fewer if the history holds fewer)."""
@@ -176,6 +181,10 @@ class History:
         keep = retained_count(full, self.retention, now)
         evicted, kept = full[: len(full) - keep], full[len(full) - keep:]
         new_entries = self._apply_policy(evicted, kept)
+        policy = self.retention.on_overflow
+        kind = policy if isinstance(policy, str) else "reducer"
+        self._metrics.inc(f"history.{self.name}.evictions.{kind}", len(evicted))
+        self._metrics.gauge(f"history.{self.name}.items", len(new_entries))
         raws = [e.encode() for e in new_entries]
         meta = (f"{len(new_entries)},{sum(e.size for e in new_entries)},"
                 f"{sum(e.tokens for e in new_entries)},"
@@ -220,6 +229,7 @@ class History:
 
     def _replacements(self, reducer: Callable[[list[Any]], Any], values: list[Any],
                       evicted: list[Entry]) -> list[Entry]:
+        self._metrics.inc(f"history.{self.name}.reducer_calls")
         try:
             replacements = reducer(values)
         except Exception as e:

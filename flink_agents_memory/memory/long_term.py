@@ -20,6 +20,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import MemoryValueError
+from ..metrics import MetricsRecorder, Timer
 from ..models.embedders import Embedder, default_embedder
 from ..models.llm import LLM
 from .audit import AuditTrail, MemoryEvent, iso_utc
@@ -85,8 +86,10 @@ class LongTermMemory(MemoryAPI):
 
     def __init__(self, store: Any, config: LongTermMemoryConfig, recent: History,
                  audit: AuditTrail, meta: KeyValueStore, now_ms: Callable[[], int],
-                 key: Callable[[], Any], actor: Callable[[], str | None]) -> None:
+                 key: Callable[[], Any], actor: Callable[[], str | None],
+                 metrics: MetricsRecorder | None = None) -> None:
         self._store = store
+        self.metrics = metrics or MetricsRecorder(enabled=False)
         self.config = config
         self._embedder = config.resolved_embedder()
         self._recent = recent
@@ -171,7 +174,9 @@ class LongTermMemory(MemoryAPI):
         vector = None if mode == "keyword" else self._vectors([query])[0].tobytes()
         options = {"mode": mode, "limit": limit, "min_score": min_score,
                    "filters": filters or {}, "now": self._now_ms()}
-        hits = json.loads(self._store.search(query, vector, json.dumps(options)))
+        with Timer(self.metrics, f"long_term.search_us.{mode}"):
+            hits = json.loads(self._store.search(query, vector, json.dumps(options)))
+        self.metrics.inc(f"long_term.searches.{mode}")
         return [_item(h) for h in hits if self._pending.get(h["id"], h) is not None]
 
     def add_messages(self, messages: list[dict[str, str]] | str, infer: bool = True,
@@ -283,6 +288,7 @@ class LongTermMemory(MemoryAPI):
         return str(uuid.uuid5(_ID_NAMESPACE, f"{self._key()}\x00{seq}"))
 
     def _write(self, op: str, memory_id: str, doc: dict[str, Any] | None) -> None:
+        self.metrics.inc(f"long_term.{op}s")
         self._ops.append((op, memory_id, doc))
         self._pending[memory_id] = doc
 
@@ -298,7 +304,9 @@ class LongTermMemory(MemoryAPI):
         return self._doc(memory_id) is not None
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
-        vectors = np.asarray(self._embedder.embed(texts), dtype=np.float32)
+        with Timer(self.metrics, "long_term.embed_us"):
+            vectors = np.asarray(self._embedder.embed(texts), dtype=np.float32)
+        self.metrics.observe("long_term.embed_batch_size", len(texts))
         dim = self._embedder.dim
         if vectors.ndim != 2 or vectors.shape != (len(texts), dim):
             raise MemoryValueError(

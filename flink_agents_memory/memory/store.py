@@ -75,12 +75,15 @@ class RunBuffer:
         self._backing = backing
         self._local: dict[str, Any] = {}
         self._dirty: set[str] = set()
+        #: State accesses since the last :meth:`take_stats` (for metrics).
+        self.reads = self.writes = self.deletes = self.bytes_written = 0
 
     def get(self, key: str) -> str | None:
         if key in self._local:
             value = self._local[key]
             return None if value is _DELETED else value
         value = self._backing.get(key)
+        self.reads += 1
         self._local[key] = _DELETED if value is None else value
         return value
 
@@ -104,11 +107,20 @@ class RunBuffer:
             value = self._local[key]
             if value is _DELETED:
                 self._backing.remove(key)
+                self.deletes += 1
             else:
                 self._backing.put(key, value)
                 written += encoded_size(value)
+        self.writes += len(self._dirty)
+        self.bytes_written += written
         self.discard()
         return written
+
+    def take_stats(self) -> tuple[int, int, int, int]:
+        """``(reads, writes, deletes, bytes_written)`` since the last call, then reset."""
+        stats = (self.reads, self.writes - self.deletes, self.deletes, self.bytes_written)
+        self.reads = self.writes = self.deletes = self.bytes_written = 0
+        return stats
 
     def discard(self) -> None:
         """Forget the run's writes and cached reads."""

@@ -28,6 +28,8 @@ class OpenAICompatibleLLM:
         self.timeout_s = timeout_s
         self.retries = retries
         self.temperature = temperature
+        #: The ``usage`` of the last answer (prompt/completion/total tokens), if it had one.
+        self.last_usage: dict[str, Any] = {}
 
     def complete(self, messages: list[dict[str, str]],
                  response_format: dict[str, Any] | None = None) -> str:
@@ -38,6 +40,8 @@ class OpenAICompatibleLLM:
         try:
             answer = post_json(f"{self.base_url}/chat/completions", payload, self.api_key,
                                self.timeout_s, self.retries)
+            usage = answer.get("usage")
+            self.last_usage = usage if isinstance(usage, dict) else {}
             return str(answer["choices"][0]["message"]["content"])
         except HTTPError as e:
             raise LLMError(str(e)) from e

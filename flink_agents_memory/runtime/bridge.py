@@ -14,13 +14,25 @@ from typing import Any
 _local = threading.local()
 
 
-def offer(store: Any) -> None:
-    """Called by the operator (Java) with this subtask's LongTermMemoryStore."""
-    _local.store = store
+def offer(store: Any, metrics: Any = None) -> None:
+    """Called by the operator (Java) with this subtask's LongTermMemoryStore and AgentMetrics."""
+    _local.objects = (store, metrics)
 
 
-def take() -> Any | None:
-    """The store offered on this thread, once; None when not run by MemoryAgentOperator."""
-    store = getattr(_local, "store", None)
-    _local.store = None
-    return store
+def register_flush(flush: Any) -> None:
+    """Called by the Python function: ``flush()`` runs at every checkpoint of its operator."""
+    _local.flushes = [*getattr(_local, "flushes", []), flush]
+
+
+def on_checkpoint() -> None:
+    """Called by the operator (Java) in snapshotState, on the task thread: metrics reach
+    Flink at least once per checkpoint, also when no element arrives."""
+    for flush in getattr(_local, "flushes", []):
+        flush()
+
+
+def take() -> tuple[Any | None, Any | None]:
+    """``(store, metrics)`` offered on this thread, once; Nones when not run by the operator."""
+    objects = getattr(_local, "objects", (None, None))
+    _local.objects = (None, None)
+    return objects

@@ -36,3 +36,10 @@ class AgentConfig(BaseModel):
     state_ttl: StateTtl | None = Field(
         None, description="Flink state TTL for short-term memory and histories."
     )
+    on_error: Literal["fail", "skip", "dead_letter"] = Field(
+        "fail",
+        description="A failed run: fail the job (it restarts from its last checkpoint), skip "
+        "the input (logged and counted), or emit it to the dead-letter side output.",
+    )
+    metrics: bool = Field(True, description="Report Flink metrics (agents.memory.*).")
+    metrics_flush_ms: int = Field(200, ge=1, description="How often metrics reach Flink.")

@@ -12,7 +12,7 @@ from pyflink.datastream import DataStream, StreamExecutionEnvironment
 from ..agent import Agent
 from ..errors import ConfigurationError
 from .config import AgentConfig
-from .function import AgentProcessFunction
+from .function import DEAD_LETTER_TAG, AgentProcessFunction
 from .operator import apply_memory_operator
 from .python_env import configure_environment
 
@@ -56,6 +56,7 @@ class AgentBuilder:
         self._key_type = key_type
         self._agent: Agent | None = None
         self._config = AgentConfig()
+        self._stream: DataStream | None = None
 
     def apply(self, agent: Agent, config: AgentConfig | None = None) -> AgentBuilder:
         """Run ``agent`` on the keyed stream; its definition is checked now."""
@@ -71,7 +72,21 @@ class AgentBuilder:
         """The stream of every OutputEvent's ``output`` (pickled unless ``output_type``)."""
         if self._agent is None:
             raise ConfigurationError("call apply(agent) before to_datastream()")
-        keyed = self._ds.key_by(self._key_selector, key_type=self._key_type)
-        func = AgentProcessFunction(self._agent, self._config)
-        name = f"agent:{type(self._agent).__name__}"
-        return apply_memory_operator(keyed, func, output_type, name)
+        if self._stream is None:
+            keyed = self._ds.key_by(self._key_selector, key_type=self._key_type)
+            func = AgentProcessFunction(self._agent, self._config)
+            name = f"agent:{type(self._agent).__name__}"
+            self._stream = apply_memory_operator(keyed, func, output_type, name)
+        return self._stream
+
+    def dead_letters(self) -> DataStream:
+        """Failed runs as JSON text (key, input, error, error_type, action); needs
+        ``AgentConfig(on_error="dead_letter")`` and to_datastream() called first."""
+        if self._config.on_error != "dead_letter":
+            raise ConfigurationError(
+                f"dead_letters() needs AgentConfig(on_error='dead_letter'), "
+                f"not on_error={self._config.on_error!r}"
+            )
+        if self._stream is None:
+            raise ConfigurationError("call to_datastream() before dead_letters()")
+        return self._stream.get_side_output(DEAD_LETTER_TAG)

@@ -6,18 +6,30 @@ from collections.abc import Iterable
 from typing import Any
 
 from pyflink.common.typeinfo import Types
-from pyflink.datastream import KeyedProcessFunction, RuntimeContext
+from pyflink.datastream import KeyedProcessFunction, OutputTag, RuntimeContext
 from pyflink.datastream.state import ListStateDescriptor, MapStateDescriptor
 
 from ..agent import Agent
 from ..errors import ConfigurationError
-from ..memory.serialization import register_type
+from ..memory.sensory import storable
+from ..memory.serialization import dumps, register_type
 from ..memory.store import MapStateStore
+from ..metrics import MetricsRecorder
 from . import bridge
 from .config import AgentConfig
+from .executor import DeadLetter, RunExecutor
 from .memory_runtime import MemoryRuntime, StateFactory
 from .run_context import RunContext
 from .runner import AgentRunner
+
+#: Side output of failed runs under on_error="dead_letter" (JSON text: key, input, error...).
+DEAD_LETTER_TAG = OutputTag("flink_agents_memory.dead_letter", Types.STRING())
+
+
+def dead_letter_json(letter: DeadLetter) -> str:
+    return dumps({"key": storable(letter.key), "input": storable(letter.input),
+                  "error": letter.error, "error_type": letter.error_type,
+                  "action": letter.action})
 
 
 class FlinkStates(StateFactory):
@@ -50,12 +62,22 @@ class AgentProcessFunction(KeyedProcessFunction):
     def open(self, runtime_context: RuntimeContext) -> None:
         for cls in self._agent.memory_types:
             register_type(cls)
-        self._runner = AgentRunner(self._agent.validate(), self._config)
-        self._ctx = RunContext()
-        self._ctx.bind(MemoryRuntime(
-            self._agent, self._config, FlinkStates(runtime_context, self._config), bridge.take(),
-            self._ctx.now_ms, lambda: self._ctx.key, lambda: self._ctx.current_action))
-        self._event_time = self._config.retention_time == "event"
+        store, sink = bridge.take()
+        config = self._config
+        metrics = MetricsRecorder(sink, config.metrics_flush_ms / 1000, enabled=config.metrics)
+        self._metrics = metrics
+        runner = AgentRunner(self._agent.validate(), config, metrics)
+        ctx = RunContext()
+        ctx.bind(MemoryRuntime(
+            self._agent, config, FlinkStates(runtime_context, config), store,
+            ctx.now_ms, lambda: ctx.key, lambda: ctx.current_action, metrics))
+        self._executor = RunExecutor(runner, ctx, config, metrics)
+        self._event_time = config.retention_time == "event"
+        if config.metrics:
+            bridge.register_flush(metrics.flush)
+
+    def close(self) -> None:
+        self._metrics.flush()
 
     def _now(self, ctx: KeyedProcessFunction.Context) -> int:
         if self._event_time:
@@ -69,12 +91,7 @@ class AgentProcessFunction(KeyedProcessFunction):
         return int(ctx.timer_service().current_processing_time())
 
     def process_element(self, value: Any, ctx: KeyedProcessFunction.Context) -> Iterable[Any]:
-        run = self._ctx
-        run.begin(ctx.get_current_key, self._now(ctx), value)
-        try:
-            outputs = self._runner.run(value, run)
-        except BaseException:
-            run.rollback()
-            raise
-        run.commit()
+        outputs = self._executor.execute(value, ctx.get_current_key, self._now(ctx))
+        if outputs and type(outputs[0]) is DeadLetter:
+            return [(DEAD_LETTER_TAG, dead_letter_json(outputs[0]))]
         return outputs

@@ -9,7 +9,9 @@ from typing import Any
 from ..agent import Agent
 from ..memory.history import PyListBackend
 from ..memory.store import DictStore
+from ..metrics import MetricsRecorder
 from .config import AgentConfig
+from .executor import RunExecutor
 from .memory_runtime import MemoryRuntime, StateFactory
 from .run_context import RunContext
 from .runner import AgentRunner
@@ -76,20 +78,16 @@ class LocalAgentRunner:
         self.config = config or AgentConfig()
         self.states = InMemoryStates()
         self.ctx = RunContext()
+        self.metrics = MetricsRecorder(enabled=False)
         self._clock = clock or (lambda: int(time.time() * 1000))
         self.ctx.bind(MemoryRuntime(agent, self.config, self.states, store,
                                     self.ctx.now_ms, lambda: self.ctx.key,
-                                    lambda: self.ctx.current_action))
-        self._runner = AgentRunner(agent.validate(), self.config)
+                                    lambda: self.ctx.current_action, self.metrics))
+        runner = AgentRunner(agent.validate(), self.config, self.metrics)
+        self._executor = RunExecutor(runner, self.ctx, self.config, self.metrics)
 
     def run(self, key: Any, value: Any) -> list[Any]:
-        """One run for ``key``; its writes are committed, or discarded if it raises."""
+        """One run for ``key``: its outputs (a DeadLetter under on_error="dead_letter");
+        its writes are committed, or discarded if it fails."""
         self.states.set_key(key)
-        self.ctx.begin(lambda: key, self._clock(), value)
-        try:
-            outputs = self._runner.run(value, self.ctx)
-        except BaseException:
-            self.ctx.rollback()
-            raise
-        self.ctx.commit()
-        return outputs
+        return self._executor.execute(value, lambda: key, self._clock())

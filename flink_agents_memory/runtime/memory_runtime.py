@@ -7,6 +7,7 @@ them all, so a failure while preparing leaves every kind of memory as it was.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +20,7 @@ from ..memory.retention import Retention
 from ..memory.sensory import SensoryMemory
 from ..memory.short_term import ShortTermMemory, StoredMemoryObject
 from ..memory.store import KeyValueStore, RunBuffer
+from ..metrics import MetricsRecorder
 from .config import AgentConfig
 
 AUDIT = "__audit__"
@@ -41,8 +43,9 @@ class MemoryRuntime:
 
     def __init__(self, agent: Agent, config: AgentConfig, states: StateFactory,
                  store: Any | None, now_ms: Callable[[], int], key: Callable[[], Any],
-                 actor: Callable[[], str | None]) -> None:
+                 actor: Callable[[], str | None], metrics: MetricsRecorder | None = None) -> None:
         self.config = config
+        self.metrics = metrics or MetricsRecorder(enabled=False)
         #: The agent's shared knowledge bases (``Agent.knowledge_bases``), for search_knowledge.
         self.knowledge_bases = list(getattr(agent, "knowledge_bases", None) or [])
         self.stm_buffer = RunBuffer(states.map_state("flink_agents_memory.short_term"))
@@ -53,7 +56,8 @@ class MemoryRuntime:
 
         def history(name: str, retention: Retention) -> History:
             backend = states.list_state(f"flink_agents_memory.history.{name}")
-            return History(name, retention, backend, self.meta, now_ms, self._evict_to_long_term)
+            return History(name, retention, backend, self.meta, now_ms, self._evict_to_long_term,
+                           self.metrics)
 
         self.histories = {name: history(name, r) for name, r in agent.histories.items()}
         ltm = agent.long_term_memory
@@ -68,7 +72,7 @@ class MemoryRuntime:
         self.stm_root = StoredMemoryObject(
             ShortTermMemory(self.stm_buffer, config.max_value_bytes, listener))
         self.long_term = None if store is None else LongTermMemory(
-            store, ltm, self._builtin[1], self.audit, self.meta, now_ms, key, actor)
+            store, ltm, self._builtin[1], self.audit, self.meta, now_ms, key, actor, self.metrics)
 
     def history(self, name: str) -> History:
         history = self.histories.get(name)
@@ -95,16 +99,33 @@ class MemoryRuntime:
 
     def commit(self) -> None:
         """Write the run's memory: prepare everything, then write everything."""
+        self.write(self.prepare_commit())
+
+    def prepare_commit(self) -> list[Callable[[], None]]:
+        """Everything that can fail on bad input (reducers, embedding, checks), no writes."""
         writers = [w for h in self.histories.values() if (w := h.prepare()) is not None]
         if self.long_term is not None:
             ltm_writer = self.long_term.prepare()
             if ltm_writer is not None:
                 writers.insert(0, ltm_writer)
         writers += [w for h in self._builtin if (w := h.prepare()) is not None]
+        return writers
+
+    def write(self, writers: list[Callable[[], None]]) -> None:
+        """Apply prepared writes: the index, the histories, then the map states."""
         for write in writers:
             write()
         self.meta.flush()
+        start = time.perf_counter()
         self.stm_buffer.flush()
+        reads, writes, deletes, written = self.stm_buffer.take_stats()
+        m = self.metrics
+        if writes or deletes:
+            m.observe("short_term.flush_us", (time.perf_counter() - start) * 1e6)
+        m.inc("short_term.reads", reads)
+        m.inc("short_term.writes", writes)
+        m.inc("short_term.deletes", deletes)
+        m.inc("short_term.bytes_written", written)
         self._reset()
 
     def rollback(self) -> None:

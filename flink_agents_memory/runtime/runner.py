@@ -8,6 +8,7 @@ from typing import Any
 from ..agent import ActionSpec
 from ..errors import ActionFailedError, RunawayRunError, UnhandledEventError
 from ..events import Event, InputEvent, OutputEvent
+from ..metrics import MetricsRecorder
 from .config import AgentConfig
 from .run_context import RunContext
 
@@ -15,10 +16,16 @@ from .run_context import RunContext
 class AgentRunner:
     """Runs every action listening to each queued event until the queue is empty."""
 
-    def __init__(self, actions: list[ActionSpec], config: AgentConfig) -> None:
+    def __init__(self, actions: list[ActionSpec], config: AgentConfig,
+                 metrics: MetricsRecorder | None = None) -> None:
         self._actions = actions
         self._config = config
         self._routes: dict[type, list[ActionSpec]] = {}
+        self._metrics = metrics or MetricsRecorder(enabled=False)
+        self._names = {a.name: (f"agent.action.{a.name}.calls", f"agent.action.{a.name}.failures")
+                       for a in actions}
+        #: Events handled by the last run (for metrics).
+        self.last_events = 0
 
     def _listeners(self, event_type: type) -> list[ActionSpec]:
         routes = self._routes.get(event_type)
@@ -53,10 +60,14 @@ class AgentRunner:
                 )
             for spec in listeners:
                 ctx.current_action = spec.name
+                calls, failures = self._names[spec.name]
+                self._metrics.inc(calls)
                 try:
                     spec.fn(event, ctx)
                 except Exception as e:
+                    self._metrics.inc(failures)
                     raise ActionFailedError(spec.name, event, e) from e
                 queue.extend(ctx.take_sent_events())
         ctx.current_action = None
+        self.last_events = handled
         return outputs

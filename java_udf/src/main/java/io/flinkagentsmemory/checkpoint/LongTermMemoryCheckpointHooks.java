@@ -28,6 +28,7 @@ public final class LongTermMemoryCheckpointHooks implements CheckpointedFunction
     private volatile long lastSnapshotBytes = -1;
     private volatile long lastSnapshotMillis = -1;
     private volatile int lastRestoredKeyGroups;
+    private volatile long lastRestoreMillis;
 
     public LongTermMemoryCheckpointHooks(Supplier<SubtaskMemoryIndexes> indexes) {
         this.indexes = indexes;
@@ -62,6 +63,7 @@ public final class LongTermMemoryCheckpointHooks implements CheckpointedFunction
             throw new IllegalStateException("long-term memory restore needs a StateInitializationContext "
                     + "(raw keyed state), got " + context.getClass().getName());
         }
+        long start = System.nanoTime();
         SubtaskMemoryIndexes subtask = indexes.get();
         // Whatever a previous attempt left locally is not the checkpoint: start clean.
         subtask.clearLocal();
@@ -75,6 +77,12 @@ public final class LongTermMemoryCheckpointHooks implements CheckpointedFunction
             }
         }
         lastRestoredKeyGroups = restored;
+        lastRestoreMillis = (System.nanoTime() - start) / 1_000_000;
+    }
+
+    /** Wall time of the last restore (initializeState) in milliseconds. */
+    public long lastRestoreMillis() {
+        return lastRestoreMillis;
     }
 
     /** Bytes the last checkpoint wrote for all key groups, -1 before the first. */

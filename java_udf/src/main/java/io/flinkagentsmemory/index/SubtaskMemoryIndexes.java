@@ -61,6 +61,15 @@ public final class SubtaskMemoryIndexes implements Closeable {
         return new TreeSet<>(open.keySet());
     }
 
+    /** Live documents in the open key-group indexes (for metrics). */
+    public synchronized long numDocs() throws IOException {
+        long total = 0;
+        for (KeyGroupIndex index : open.values()) {
+            total += index.numDocs();
+        }
+        return total;
+    }
+
     public synchronized void commitAll() throws IOException {
         for (KeyGroupIndex index : open.values()) {
             index.commit();

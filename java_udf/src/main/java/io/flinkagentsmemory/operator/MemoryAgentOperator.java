@@ -21,12 +21,14 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
 
     private static final long serialVersionUID = 1L;
 
-    /** Python reads the store from here (see flink_agents_memory/runtime/bridge.py). */
+    /** Python reads the store and metrics from here (see flink_agents_memory/runtime/bridge.py). */
     static final String STORE_VARIABLE = "_flink_agents_memory_store";
+    static final String METRICS_VARIABLE = "_flink_agents_memory_metrics";
 
     private final Configuration config;
     private final TypeInformation<IN> inputTypeInfo;
     private transient OperatorLongTermMemory longTermMemory;
+    private transient AgentMetrics metrics;
 
     public MemoryAgentOperator(
             Configuration config,
@@ -54,6 +56,10 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         longTermMemory.hooks().snapshotState(context);
+        longTermMemory.afterSnapshot();
+        if (interpreter != null) {
+            interpreter.exec("_fam_bridge.on_checkpoint()");
+        }
     }
 
     /** Our bytes in raw keyed state are index files, not timers: tell Flink not to parse them. */
@@ -65,10 +71,13 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
     @Override
     public void openPythonInterpreter() {
         // Hand the store to Python before super creates the Python function and calls its open().
+        metrics = new AgentMetrics(getMetricGroup());
+        longTermMemory.registerMetrics(metrics);
         interpreter.set(STORE_VARIABLE, longTermMemory.store());
+        interpreter.set(METRICS_VARIABLE, metrics);
         interpreter.exec("import flink_agents_memory.runtime.bridge as _fam_bridge\n"
-                + "_fam_bridge.offer(" + STORE_VARIABLE + ")\n"
-                + "del " + STORE_VARIABLE);
+                + "_fam_bridge.offer(" + STORE_VARIABLE + ", " + METRICS_VARIABLE + ")\n"
+                + "del " + STORE_VARIABLE + ", " + METRICS_VARIABLE);
         super.openPythonInterpreter();
     }
 

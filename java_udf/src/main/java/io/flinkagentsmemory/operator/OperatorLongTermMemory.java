@@ -19,6 +19,7 @@ final class OperatorLongTermMemory implements AutoCloseable {
     private final SubtaskMemoryIndexes indexes;
     private final LongTermMemoryCheckpointHooks hooks;
     private final LongTermMemoryStore store;
+    private AgentMetrics metrics;
 
     OperatorLongTermMemory(Path baseDir, Supplier<Object> currentKey, IntSupplier currentKeyGroup) {
         this.indexes = new SubtaskMemoryIndexes(baseDir);
@@ -28,6 +29,26 @@ final class OperatorLongTermMemory implements AutoCloseable {
 
     LongTermMemoryCheckpointHooks hooks() {
         return hooks;
+    }
+
+    /** Snapshot and restore figures of the hooks, read by reporters from volatile fields. */
+    void registerMetrics(AgentMetrics metrics) {
+        metrics.gauge("long_term.snapshot_bytes", 0);
+        metrics.gauge("long_term.snapshot_ms", 0);
+        metrics.gauge("long_term.restored_key_groups", hooks.lastRestoredKeyGroups());
+        metrics.gauge("long_term.restore_ms", hooks.lastRestoreMillis());
+        this.metrics = metrics;
+    }
+
+    /** After each checkpoint: sizes and documents of this subtask (task thread, no races). */
+    void afterSnapshot() throws IOException {
+        if (metrics == null) {
+            return;
+        }
+        metrics.gauge("long_term.snapshot_bytes", Math.max(hooks.lastSnapshotBytes(), 0));
+        metrics.gauge("long_term.snapshot_ms", Math.max(hooks.lastSnapshotMillis(), 0));
+        metrics.gauge("long_term.documents", indexes.numDocs());
+        metrics.gauge("long_term.key_groups", indexes.openKeyGroups().size());
     }
 
     LongTermMemoryStore store() {

@@ -1,0 +1,85 @@
+"""The real Java LongTermMemoryStore (Lucene) driven over py4j, outside Flink, for figures of
+the index alone (recall, add throughput, snapshot/restore). Every call crosses py4j, so
+latencies measured through it include ~0.1 ms of py4j round trip that PEMJA (inside a job)
+does not pay; in-job latency is measured by bench_ltm on a MiniCluster instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pyflink.java_gateway import get_gateway
+from pyflink.util.java_utils import add_jars_to_context_class_loader
+
+from flink_agents_memory.runtime.jars import operator_jar
+
+
+def key_group(key: str, max_parallelism: int = 128) -> int:
+    return zlib.crc32(key.encode()) % max_parallelism
+
+
+def doc(memory_id: str, text: str, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A memory document as LongTermMemory writes it."""
+    now = "2026-01-01T00:00:00.000Z"
+    return {"id": memory_id, "memory": text, "metadata": metadata or {},
+            "hash": hashlib.md5(text.encode()).hexdigest(), "created_at": now,
+            "updated_at": now, "expires_at": None}
+
+
+class IndexStore:
+    """One subtask's key-group indexes in ``directory``; the current key is set by hand."""
+
+    def __init__(self, directory: Path) -> None:
+        add_jars_to_context_class_loader([operator_jar().as_uri()])
+        self.jvm = get_gateway().jvm
+        index = self.jvm.io.flinkagentsmemory.index
+        self.directory = Path(directory)
+        self.indexes = index.SubtaskMemoryIndexes(self.jvm.java.io.File(str(directory)).toPath())
+        self.current = index.SettableCurrentKey()
+        self.store = index.LongTermMemoryStore(self.indexes, self.current)
+
+    def set_key(self, key: str) -> None:
+        self.current.set(key, key_group(key))
+
+    def add_batch(self, ids: list[str], texts: list[str], vectors: np.ndarray) -> None:
+        docs = [doc(i, t) for i, t in zip(ids, texts, strict=True)]
+        self.store.addBatch(json.dumps(docs), np.ascontiguousarray(vectors, "<f4").tobytes())
+
+    def search(self, vector: np.ndarray, limit: int = 10, mode: str = "vector",
+               text: str = "") -> list[str]:
+        options = json.dumps({"mode": mode, "limit": limit, "filters": {}, "now": 0})
+        hits = json.loads(self.store.search(text, np.asarray(vector, "<f4").tobytes(), options))
+        return [h["id"] for h in hits]
+
+    def commit(self) -> None:
+        self.indexes.commitAll()
+
+    def snapshot(self, key: str, target: Path) -> tuple[int, float]:
+        """Write the current key group as the checkpoint hook does; (bytes, seconds)."""
+        snap = self.jvm.io.flinkagentsmemory.checkpoint.KeyGroupIndexSnapshotter
+        index = self.indexes.forKeyGroup(key_group(key))
+        jfile = self.jvm.java.io.FileOutputStream(str(target))
+        out = self.jvm.java.io.DataOutputStream(self.jvm.java.io.BufferedOutputStream(jfile))
+        start = time.perf_counter()
+        written = snap.write(index, out)
+        out.flush()
+        seconds = time.perf_counter() - start
+        out.close()
+        return int(written), seconds
+
+    def restore(self, snapshot: Path, key: str) -> None:
+        """Restore a snapshot file into this (empty) store's directory for ``key``'s group."""
+        snap = self.jvm.io.flinkagentsmemory.checkpoint.KeyGroupIndexSnapshotter
+        jin = self.jvm.java.io.DataInputStream(self.jvm.java.io.BufferedInputStream(
+            self.jvm.java.io.FileInputStream(str(snapshot))))
+        snap.restore(jin, self.indexes.directoryFor(key_group(key)))
+        jin.close()
+
+    def close(self) -> None:
+        self.indexes.close()

@@ -1,0 +1,80 @@
+"""One run from input to committed memory, with the agent's error policy and its metrics.
+
+Shared by the Flink function and the local runner, so both behave the same:
+* the run and the *prepare* half of the commit are guarded: a failure there leaves memory as
+  it was, and the policy decides (``fail`` re-raises, ``skip`` logs and counts,
+  ``dead_letter`` returns a :class:`DeadLetter`);
+* the *write* half is not guarded: an error while writing state or the index is an
+  infrastructure failure and always fails the job, which restores from its checkpoint.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ActionFailedError
+from ..metrics import MetricsRecorder
+from .config import AgentConfig
+from .run_context import RunContext
+from .runner import AgentRunner
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    """A failed run's input, what went wrong and in which action."""
+
+    key: Any
+    input: Any
+    error: str
+    error_type: str
+    action: str | None
+
+
+class RunExecutor:
+    def __init__(self, runner: AgentRunner, ctx: RunContext, config: AgentConfig,
+                 metrics: MetricsRecorder) -> None:
+        self._runner = runner
+        self._ctx = ctx
+        self._policy = config.on_error
+        self._metrics = metrics
+
+    def execute(self, value: Any, key: Callable[[], Any], now_ms: int) -> list[Any]:
+        """The run's outputs (or ``[DeadLetter]``); raises only under the ``fail`` policy or
+        when writing the committed memory fails."""
+        metrics = self._metrics
+        metrics.maybe_flush()
+        start = time.perf_counter()
+        ctx = self._ctx
+        ctx.begin(key, now_ms, value)
+        try:
+            outputs = self._runner.run(value, ctx)
+            writers = ctx.runtime.prepare_commit()
+        except Exception as e:
+            ctx.rollback()
+            return self._failed(value, e)
+        ctx.runtime.write(writers)
+        metrics.inc("agent.runs")
+        metrics.observe("agent.events_per_run", self._runner.last_events)
+        metrics.observe("agent.run_latency_us", (time.perf_counter() - start) * 1e6)
+        metrics.maybe_flush()
+        return outputs
+
+    def _failed(self, value: Any, error: Exception) -> list[Any]:
+        self._metrics.inc("agent.failed_runs")
+        if self._policy == "fail":
+            raise error
+        action = error.action if isinstance(error, ActionFailedError) else None
+        key = self._ctx.key
+        if self._policy == "skip":
+            self._metrics.inc("agent.skipped_runs")
+            log.warning("skipped a failed run for key %r: %s", key, error)
+            return []
+        self._metrics.inc("agent.dead_lettered_runs")
+        return [DeadLetter(key=key, input=value, error=str(error),
+                           error_type=type(error).__name__, action=action)]
