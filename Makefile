@@ -89,6 +89,6 @@ cluster-down:
 cluster-status:
 	$(CLUSTER) status --dir $(CLUSTER_DIR)
 
-## submit: flink run -py $(JOB) on the running cluster (make submit JOB=examples/demo.py)
+## submit: flink run -py $(JOB) $(JOB_ARGS) on the running cluster (make submit JOB=examples/demo.py)
 submit:
-	$(CLUSTER) submit --dir $(CLUSTER_DIR) $(JOB)
+	$(CLUSTER) submit --dir $(CLUSTER_DIR) $(JOB) $(JOB_ARGS)
