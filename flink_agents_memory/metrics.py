@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from array import array
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 DEFAULT_FLUSH_S = 0.2
@@ -30,6 +31,12 @@ class MetricsRecorder:
         self.totals: defaultdict[str, int] = defaultdict(int)
         self.gauges: dict[str, int] = {}
         self._samples: defaultdict[str, array] = defaultdict(lambda: array("q"))
+        self._collectors: list[Callable[[], dict[str, int]]] = []
+
+    def add_collector(self, collect: Callable[[], dict[str, int]]) -> None:
+        """``collect()`` returns counter deltas; called at each flush (for figures that are
+        cheaper to keep as plain attributes on the hot path than to count per run)."""
+        self._collectors.append(collect)
 
     def inc(self, name: str, n: int = 1) -> None:
         self.counters[name] += n
@@ -48,6 +55,9 @@ class MetricsRecorder:
 
     def flush(self) -> None:
         self._last_flush = time.monotonic()
+        for collect in self._collectors:
+            for name, n in collect().items():
+                self.counters[name] += n
         for name, n in self.counters.items():
             if n:
                 self.totals[name] += n
@@ -63,8 +73,9 @@ class MetricsRecorder:
         self._samples.clear()
 
     def total(self, name: str) -> int:
-        """Everything counted under ``name`` so far, flushed or not (for tests and tools)."""
-        return self.totals[name] + self.counters[name]
+        """Everything counted under ``name`` so far (flushes first, for tests and tools)."""
+        self.flush()
+        return self.totals[name]
 
 
 class Timer:

@@ -13,7 +13,7 @@ from ..agent import Agent
 from ..errors import ConfigurationError
 from .config import AgentConfig
 from .function import DEAD_LETTER_TAG, AgentProcessFunction
-from .operator import apply_memory_operator
+from .operator import apply_memory_operator, process_mode_operators
 from .python_env import configure_environment
 
 
@@ -42,6 +42,14 @@ class AgentsExecutionEnvironment:
         """Key ``ds`` by ``key_selector``; each key has its own memory."""
         if not callable(key_selector):
             raise ConfigurationError("from_datastream needs a key_selector callable")
+        stale = process_mode_operators(ds)
+        if stale:
+            raise ConfigurationError(
+                f"Python operators {stale} were built before "
+                "AgentsExecutionEnvironment.get_execution_environment(env) switched the job to "
+                "thread mode, so they would run in process mode; call it right after creating "
+                "the environment, before building the stream"
+            )
         return AgentBuilder(ds, key_selector, key_type or Types.STRING())
 
 

@@ -48,7 +48,6 @@ class RunExecutor:
         """The run's outputs (or ``[DeadLetter]``); raises only under the ``fail`` policy or
         when writing the committed memory fails."""
         metrics = self._metrics
-        metrics.maybe_flush()
         start = time.perf_counter()
         ctx = self._ctx
         ctx.begin(key, now_ms, value)

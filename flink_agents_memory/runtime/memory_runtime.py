@@ -46,6 +46,7 @@ class MemoryRuntime:
                  actor: Callable[[], str | None], metrics: MetricsRecorder | None = None) -> None:
         self.config = config
         self.metrics = metrics or MetricsRecorder(enabled=False)
+        self.metrics.add_collector(self._short_term_stats)
         #: The agent's shared knowledge bases (``Agent.knowledge_bases``), for search_knowledge.
         self.knowledge_bases = list(getattr(agent, "knowledge_bases", None) or [])
         self.stm_buffer = RunBuffer(states.map_state("flink_agents_memory.short_term"))
@@ -71,6 +72,7 @@ class MemoryRuntime:
         listener = self._audit_short_term if config.audit_short_term else None
         self.stm_root = StoredMemoryObject(
             ShortTermMemory(self.stm_buffer, config.max_value_bytes, listener))
+        self._all_histories = [*self.histories.values(), *self._builtin]
         self.long_term = None if store is None else LongTermMemory(
             store, ltm, self._builtin[1], self.audit, self.meta, now_ms, key, actor, self.metrics)
 
@@ -115,18 +117,21 @@ class MemoryRuntime:
         """Apply prepared writes: the index, the histories, then the map states."""
         for write in writers:
             write()
-        self.meta.flush()
-        start = time.perf_counter()
-        self.stm_buffer.flush()
-        reads, writes, deletes, written = self.stm_buffer.take_stats()
-        m = self.metrics
-        if writes or deletes:
-            m.observe("short_term.flush_us", (time.perf_counter() - start) * 1e6)
-        m.inc("short_term.reads", reads)
-        m.inc("short_term.writes", writes)
-        m.inc("short_term.deletes", deletes)
-        m.inc("short_term.bytes_written", written)
+        if self.meta.pending_writes:
+            self.meta.flush()
+        if self.stm_buffer.pending_writes:
+            start = time.perf_counter()
+            self.stm_buffer.flush()
+            self.metrics.observe("short_term.flush_us", (time.perf_counter() - start) * 1e6)
+        else:
+            self.stm_buffer.discard()
         self._reset()
+
+    def _short_term_stats(self) -> dict[str, int]:
+        """Pulled by the metrics recorder at each flush (no per-run cost)."""
+        reads, writes, deletes, written = self.stm_buffer.take_stats()
+        return {"short_term.reads": reads, "short_term.writes": writes,
+                "short_term.deletes": deletes, "short_term.bytes_written": written}
 
     def rollback(self) -> None:
         """Drop the run's writes."""
@@ -135,7 +140,7 @@ class MemoryRuntime:
         self._reset()
 
     def _reset(self) -> None:
-        for h in (*self.histories.values(), *self._builtin):
+        for h in self._all_histories:
             h.discard()
         if self.long_term is not None:
             self.long_term.discard()

@@ -28,6 +28,28 @@ def check_pyflink_version(found: str = pyflink_version.__version__) -> None:
         )
 
 
+def process_mode_operators(ds: DataStream) -> list[str]:
+    """Names of upstream Python operators that run in process mode.
+
+    PyFlink fixes an operator's execution mode when the operator is created, so a Python map
+    built before ``AgentsExecutionEnvironment.get_execution_environment(env)`` set thread mode
+    silently runs in a separate Python process (slow, and mixed modes in one job)."""
+    found, seen = [], set()
+    stack = [ds._j_data_stream.getTransformation()]
+    while stack:
+        transformation = stack.pop()
+        if transformation.getId() in seen:
+            continue
+        seen.add(transformation.getId())
+        factory = getattr(transformation, "getOperatorFactory", None)
+        if factory is not None:
+            operator = getattr(factory(), "getOperator", None)
+            if operator is not None and "ExternalPython" in operator().getClass().getName():
+                found.append(str(transformation.getName()))
+        stack.extend(transformation.getInputs())
+    return found
+
+
 def apply_memory_operator(
     keyed: KeyedStream,
     func: KeyedProcessFunction,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -96,7 +97,21 @@ class RunContext(RunnerContext):
         (or of those having ``source``) merged by score, the best ``limit`` (seed 003)."""
         from ..knowledge.base import search_all
 
-        return search_all(self.runtime.knowledge_bases, query, source, limit)
+        bases = self.runtime.knowledge_bases
+        metrics = self.runtime.metrics
+        metrics.inc("knowledge.calls")
+        start = time.perf_counter()
+        try:
+            return search_all(bases, query, source, limit)
+        except Exception:
+            metrics.inc("knowledge.failures")
+            raise
+        finally:
+            metrics.observe("knowledge.latency_us", (time.perf_counter() - start) * 1e6)
+            for i, base in enumerate(bases):
+                metrics.gauge(f"knowledge.base{i}.warnings", base.warning_count)
+                metrics.gauge(f"knowledge.base{i}.circuit_open",
+                              {"closed": 0, "half-open": 1, "open": 2}.get(base.breaker.state, 0))
 
     @property
     def sensory(self) -> SensoryMemory:

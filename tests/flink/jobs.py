@@ -64,6 +64,7 @@ def run_agent(
     env: StreamExecutionEnvironment | None = None,
     config: AgentConfig | None = None,
     key: Callable[[Any], Any] = key_of,
+    agent_parallelism: int | None = None,
 ) -> list[str]:
     """Run ``agent`` over ``inputs`` and collect its string outputs."""
     env = env or make_env()
@@ -73,5 +74,7 @@ def run_agent(
     else:
         ds = env.from_collection(list(inputs), type_info=Types.STRING())
     out = agents_env.from_datastream(ds, key).apply(agent, config).to_datastream(Types.STRING())
+    if agent_parallelism:
+        out.set_parallelism(agent_parallelism)
     with out.execute_and_collect() as results:
         return list(results)

@@ -72,3 +72,18 @@ def test_dead_letters_need_the_policy():
         assert "on_error='dead_letter'" in str(e)
     else:
         raise AssertionError("expected ConfigurationError")
+
+
+def test_python_operators_built_before_thread_mode_are_rejected():
+    from pyflink.datastream import StreamExecutionEnvironment
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    early = env.from_collection(INPUTS, type_info=Types.STRING()).map(
+        lambda s: s, output_type=Types.STRING())
+    agents_env = AgentsExecutionEnvironment.get_execution_environment(env)
+    try:
+        agents_env.from_datastream(early, jobs.key_of)
+    except ConfigurationError as e:
+        assert "process mode" in str(e) and "Map" in str(e)
+    else:
+        raise AssertionError("expected ConfigurationError")

@@ -130,6 +130,28 @@ def test_one_thousand_keys_never_mix():
         assert seen == [i + j * keys for j in range(per_key)]
 
 
+class OrderAgent(Agent):
+    """Reports whether each event of a key came after the previous one."""
+
+    @action(InputEvent)
+    @staticmethod
+    def check(event, ctx):
+        seq = int(event.input.split("|")[1])
+        stm = ctx.get_short_term_memory()
+        last = stm.get("last")
+        stm.set("last", seq)
+        ctx.send_event(OutputEvent(output="ok" if last is None or last < seq else
+                                   f"{ctx.key}: {seq} after {last}"))
+
+
+def test_each_keys_events_arrive_in_order_from_a_single_subtask_source():
+    """Memory semantics depend on each key's order surviving the key_by (source in one
+    subtask, agent in two)."""
+    outputs = jobs.run_agent(OrderAgent(), lambda env: jobs.sequence_source(env, 4000, 3))
+    assert [o for o in outputs if o != "ok"] == []
+    assert len(outputs) == 4000
+
+
 class CountingAgent(Agent):
     """Writes counters and a list per event; fails once, after a completed checkpoint."""
 
