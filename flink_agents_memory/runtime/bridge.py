@@ -19,16 +19,16 @@ def offer(store: Any, metrics: Any = None) -> None:
     _local.objects = (store, metrics)
 
 
-def register_flush(flush: Any) -> None:
-    """Called by the Python function: ``flush()`` runs at every checkpoint of its operator."""
-    _local.flushes = [*getattr(_local, "flushes", []), flush]
+def on_checkpoint_call(callback: Any) -> None:
+    """Called by the Python function: ``callback()`` runs at every checkpoint of its operator."""
+    _local.callbacks = [*getattr(_local, "callbacks", []), callback]
 
 
 def on_checkpoint() -> None:
     """Called by the operator (Java) in snapshotState, on the task thread: metrics reach
     Flink at least once per checkpoint, also when no element arrives."""
-    for flush in getattr(_local, "flushes", []):
-        flush()
+    for callback in getattr(_local, "callbacks", []):
+        callback()
 
 
 def take() -> tuple[Any | None, Any | None]:

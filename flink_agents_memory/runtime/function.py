@@ -73,8 +73,10 @@ class AgentProcessFunction(KeyedProcessFunction):
             ctx.now_ms, lambda: ctx.key, lambda: ctx.current_action, metrics))
         self._executor = RunExecutor(runner, ctx, config, metrics)
         self._event_time = config.retention_time == "event"
+        runtime = ctx.runtime
+        bridge.on_checkpoint_call(runtime.on_checkpoint)
         if config.metrics:
-            bridge.register_flush(metrics.flush)
+            bridge.on_checkpoint_call(metrics.flush)
 
     def close(self) -> None:
         self._metrics.flush()

@@ -99,6 +99,16 @@ class MemoryRuntime:
             text = value if isinstance(value, str) else str(value)
             self.long_term.add(text, metadata={"source": "history", "history": name})
 
+    def on_checkpoint(self) -> None:
+        """Before the index is written into a checkpoint: purge expired long-term memories
+        (they are never returned; this keeps them out of the snapshot)."""
+        if self.long_term is not None and self.long_term.config.ttl_ms is not None:
+            # processing time moves on without elements; event time only with them
+            now = (int(time.time() * 1000) if self.config.retention_time == "processing"
+                   else self._now_ms())
+            if now > 0:
+                self.metrics.inc("long_term.purged", self._store.purgeExpired(now))
+
     def commit(self) -> None:
         """Write the run's memory: prepare everything, then write everything."""
         self.write(self.prepare_commit())

@@ -18,6 +18,7 @@ from ..errors import ConfigurationError
 
 SUPPORTED_PYFLINK = "2.3."
 OPERATOR_CLASS = "io.flinkagentsmemory.operator.MemoryAgentOperator"
+_WITH_OPERATOR = {"OneInputTransformation", "TwoInputTransformation"}
 
 
 def check_pyflink_version(found: str = pyflink_version.__version__) -> None:
@@ -41,10 +42,10 @@ def process_mode_operators(ds: DataStream) -> list[str]:
         if transformation.getId() in seen:
             continue
         seen.add(transformation.getId())
-        factory = getattr(transformation, "getOperatorFactory", None)
-        if factory is not None:
-            operator = getattr(factory(), "getOperator", None)
-            if operator is not None and "ExternalPython" in operator().getClass().getName():
+        if transformation.getClass().getSimpleName() in _WITH_OPERATOR:
+            factory = transformation.getOperatorFactory()
+            if (factory.getClass().getSimpleName() == "SimpleOperatorFactory"
+                    and "ExternalPython" in factory.getOperator().getClass().getName()):
                 found.append(str(transformation.getName()))
         stack.extend(transformation.getInputs())
     return found

@@ -58,7 +58,7 @@ def start_phase(tmp_path, phase: int, parallelism: int, n: int, keys: int, resto
 
 
 def stop_after(client, out, lines_wanted: int, savepoints) -> str:
-    deadline = time.time() + 120
+    deadline = time.time() + 300  # generous: CI machines are small and shared
     while len(read_lines(out)) < lines_wanted:
         assert time.time() < deadline, f"only {len(read_lines(out))} lines in {out}"
         time.sleep(0.2)
@@ -70,9 +70,9 @@ def test_savepoint_rescale_2_3_1_keeps_every_memory_once(tmp_path):
     expected = oracle(inputs(n, keys), tmp_path / "oracle")
     savepoints = tmp_path / "savepoints"
     client, out1 = start_phase(tmp_path, 1, 2, n, keys, None)
-    sp1 = stop_after(client, out1, 150, savepoints)
+    sp1 = stop_after(client, out1, 120, savepoints)
     client, out2 = start_phase(tmp_path, 2, 3, n, keys, sp1)
-    sp2 = stop_after(client, out2, 150, savepoints)
+    sp2 = stop_after(client, out2, 120, savepoints)
     client, out3 = start_phase(tmp_path, 3, 1, n, keys, sp2)
     client.get_job_execution_result().result()
     lines = read_lines(out1) + read_lines(out2) + read_lines(out3)
@@ -100,10 +100,11 @@ class IsolationAgent(Agent):
 
 
 def test_one_thousand_keys_never_see_each_others_long_term_memory():
-    keys, per_key = 1000, 2
+    keys, per_key = 1000, 3
     outputs = [json.loads(o) for o in jobs.run_agent(
         IsolationAgent(), lambda env: jobs.sequence_source(env, keys * per_key, keys))]
     assert len(outputs) == keys * per_key
-    for out in outputs:
-        assert out["owners"] == [out["key"]]
-    assert max(o["n"] for o in outputs) == per_key
+    for out in outputs:  # a run's own add is applied at commit: the first run sees nothing
+        assert out["owners"] in ([], [out["key"]])
+    last = {o["key"]: o for o in outputs if o["n"] == per_key - 1}
+    assert len(last) == keys and all(o["owners"] == [o["key"]] for o in last.values())

@@ -62,7 +62,7 @@ def agent_metrics(port: int) -> dict[str, float]:
     return totals
 
 
-def test_metrics_count_what_the_job_did(tmp_path):
+def start_job(tmp_path, agent):
     port = free_port()
     conf = Configuration()
     conf.set_string("rest.port", str(port))
@@ -82,24 +82,33 @@ def test_metrics_count_what_the_job_did(tmp_path):
                           WatermarkStrategy.no_watermarks(), "seq").set_parallelism(1)
           .map(label, output_type=Types.STRING()).set_parallelism(1)
           .filter(lambda s: int(s.split("|")[1]) < EVENTS).set_parallelism(1))
-    agents.from_datastream(ds, lambda s: s.split("|")[0]).apply(Measured()).to_datastream(
+    agents.from_datastream(ds, lambda s: s.split("|")[0]).apply(agent).to_datastream(
         Types.STRING()).print()
-    client = env.execute_async("metrics")
+    return port, env.execute_async("metrics")
+
+
+def wait_for(port: int, expected: dict[str, float]) -> dict[str, float]:
+    deadline, seen = time.time() + 60, {}
+    while time.time() < deadline:
+        try:
+            seen = agent_metrics(port)
+        except (OSError, StopIteration, KeyError):
+            seen = {}
+        if all(seen.get(k) == v for k, v in expected.items()):
+            break
+        time.sleep(0.5)
+    return seen
+
+
+def test_metrics_count_what_the_job_did(tmp_path):
+    port, client = start_job(tmp_path, Measured())
     # two fields per event, plus the root object's field list once per key
     expected = {"agent.runs": EVENTS, "agent.action.work.calls": EVENTS,
                 "short_term.writes": 2 * EVENTS + KEYS, "history.log.appends": EVENTS,
                 "history.__audit__.appends": EVENTS, "long_term.adds": EVENTS,
                 "long_term.documents": EVENTS, "long_term.searches.keyword": EVENTS}
     try:
-        deadline, seen = time.time() + 60, {}
-        while time.time() < deadline:
-            try:
-                seen = agent_metrics(port)
-            except (OSError, StopIteration, KeyError):
-                seen = {}
-            if all(seen.get(k) == v for k, v in expected.items()):
-                break
-            time.sleep(0.5)
+        seen = wait_for(port, expected)
         assert {k: seen.get(k) for k in expected} == expected
         assert "agent.failed_runs" not in seen
         assert seen["long_term.snapshot_bytes"] > 0 and seen["long_term.key_groups"] == KEYS
@@ -109,5 +118,20 @@ def test_metrics_count_what_the_job_did(tmp_path):
         for histogram in ("agent.run_latency_us", "long_term.search_us.keyword",
                           "long_term.embed_us", "short_term.flush_us"):
             assert f"{histogram}_p99" in seen and f"{histogram}_median" in seen
+    finally:
+        client.cancel().result()
+
+
+class Forgetful(Measured):
+    long_term_memory = LongTermMemoryConfig(embedder=HashingEmbedder(32), ttl_ms=1)
+
+
+def test_expired_memories_are_purged_at_checkpoints(tmp_path):
+    port, client = start_job(tmp_path, Forgetful())
+    try:
+        expected = {"long_term.adds": EVENTS, "long_term.purged": EVENTS,
+                    "long_term.documents": 0}
+        seen = wait_for(port, expected)
+        assert {k: seen.get(k) for k in expected} == expected
     finally:
         client.cancel().result()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import traceback
 from pathlib import Path
 
@@ -10,7 +11,17 @@ import jobs
 import stm_scenarios
 from stm_scenarios import CustomDataSet
 
-from flink_agents_memory import Agent, Event, InputEvent, MemoryRef, OutputEvent, action
+from flink_agents_memory import (
+    Agent,
+    AgentConfig,
+    Event,
+    InputEvent,
+    MemoryRef,
+    OutputEvent,
+    Retention,
+    StateTtl,
+    action,
+)
 
 
 class ScenarioAgent(Agent):
@@ -204,3 +215,30 @@ def test_failure_after_checkpoint_restores_exact_memory(tmp_path):
     assert actual == expected
     for _key, memory in expected.items():
         assert memory["count"] == n // keys
+
+
+class TtlAgent(Agent):
+    histories = {"log": Retention(max_items=10)}
+
+    @action(InputEvent)
+    @staticmethod
+    def touch(event, ctx):
+        if event.input.endswith("|2"):
+            time.sleep(1.0)  # here, not upstream: buffered events could arrive together
+        stm = ctx.get_short_term_memory()
+        seen = stm.get("seen")
+        log = ctx.history("log").all()
+        stm.set("seen", event.input)
+        ctx.history("log").append(event.input)
+        ctx.send_event(OutputEvent(output=json.dumps({"in": event.input, "seen": seen,
+                                                      "log": log})))
+
+
+def test_flink_state_ttl_expires_short_term_memory_and_histories():
+    """StateTtl maps onto Flink's StateTtlConfig: after the TTL a key's fields are gone."""
+    config = AgentConfig(state_ttl=StateTtl(ttl_ms=400))
+    outputs = [json.loads(o) for o in jobs.run_agent(
+        TtlAgent(), lambda env: jobs.sequence_source(env, 3, 1), config=config)]
+    by_input = {o["in"]: o for o in outputs}
+    assert by_input["k0|1"]["seen"] == "k0|0" and by_input["k0|1"]["log"] == ["k0|0"]
+    assert by_input["k0|2"]["seen"] is None and by_input["k0|2"]["log"] == []

@@ -124,6 +124,14 @@ public final class LongTermMemoryStore {
         return Json.write(out);
     }
 
+    /**
+     * Deletes expired memories of every key in this subtask's open indexes (called at
+     * checkpoints, so they do not travel in the snapshot); returns how many.
+     */
+    public int purgeExpired(long nowMillis) throws IOException {
+        return indexes.purgeExpired(nowMillis);
+    }
+
     /** Keeps the key's {@code keep} newest memories (by created_at); returns how many were deleted. */
     public int deleteOldest(int keep) throws IOException {
         KeyGroupIndex index = existing();

@@ -61,6 +61,15 @@ public final class SubtaskMemoryIndexes implements Closeable {
         return new TreeSet<>(open.keySet());
     }
 
+    /** Deletes the expired documents of every open key-group index; returns how many. */
+    public synchronized int purgeExpired(long nowMillis) throws IOException {
+        int purged = 0;
+        for (KeyGroupIndex index : open.values()) {
+            purged += index.purgeExpired(nowMillis);
+        }
+        return purged;
+    }
+
     /** Live documents in the open key-group indexes (for metrics). */
     public synchronized long numDocs() throws IOException {
         long total = 0;

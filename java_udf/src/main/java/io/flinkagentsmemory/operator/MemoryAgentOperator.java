@@ -55,11 +55,12 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        longTermMemory.hooks().snapshotState(context);
-        longTermMemory.afterSnapshot();
         if (interpreter != null) {
+            // Metrics reach Flink, and expired memories are purged before the index is written.
             interpreter.exec("_fam_bridge.on_checkpoint()");
         }
+        longTermMemory.hooks().snapshotState(context);
+        longTermMemory.afterSnapshot();
     }
 
     /** Our bytes in raw keyed state are index files, not timers: tell Flink not to parse them. */
