@@ -28,7 +28,6 @@ class MetricsRecorder:
         self._flush_s = flush_s
         self._last_flush = time.monotonic()
         self.counters: defaultdict[str, int] = defaultdict(int)
-        self.totals: defaultdict[str, int] = defaultdict(int)
         self.gauges: dict[str, int] = {}
         self._samples: defaultdict[str, array] = defaultdict(lambda: array("q"))
         self._collectors: list[Callable[[], dict[str, int]]] = []
@@ -59,10 +58,8 @@ class MetricsRecorder:
             for name, n in collect().items():
                 self.counters[name] += n
         for name, n in self.counters.items():
-            if n:
-                self.totals[name] += n
-                if self._sink is not None:
-                    self._sink.count(name, n)
+            if n and self._sink is not None:
+                self._sink.count(name, n)
         self.counters.clear()
         if self._sink is not None:
             for name, value in self.gauges.items():
@@ -71,11 +68,6 @@ class MetricsRecorder:
                 if samples:
                     self._sink.observe(name, samples.tobytes())
         self._samples.clear()
-
-    def total(self, name: str) -> int:
-        """Everything counted under ``name`` so far (flushes first, for tests and tools)."""
-        self.flush()
-        return self.totals[name]
 
 
 class Timer:

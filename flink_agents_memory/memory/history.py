@@ -264,7 +264,8 @@ class History:
 
     def discard(self) -> None:
         """Forget the run's buffered appends and cached reads (also after a commit)."""
-        self._physical = None
-        self._appended = []
-        self._cleared = False
+        if self._physical is not None or self._appended or self._cleared:
+            self._physical = None
+            self._appended = []
+            self._cleared = False
 

@@ -270,9 +270,10 @@ class LongTermMemory(MemoryAPI):
         return by_op
 
     def discard(self) -> None:
-        self._ops = []
-        self._pending = {}
-        self._known_vectors = {}
+        if self._ops or self._pending or self._known_vectors:
+            self._ops = []
+            self._pending = {}
+            self._known_vectors = {}
 
     # -- internals -------------------------------------------------------------------------
     def _text(self, text: Any) -> str:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from pydantic import BaseModel
+from functools import lru_cache
+
+from pydantic import BaseModel, ConfigDict
 
 
 class _HasShortTermMemory(Protocol):
@@ -13,7 +15,10 @@ class _HasShortTermMemory(Protocol):
 
 class MemoryRef(BaseModel):
     """Points at ``path`` (absolute) in short-term memory; ``type_name`` is the stored type's
-    name (``type(value).__name__``), checked again when the reference is resolved."""
+    name (``type(value).__name__``), checked again when the reference is resolved. Immutable,
+    so equal references can be shared."""
+
+    model_config = ConfigDict(frozen=True)
 
     path: str
     type_name: str
@@ -26,3 +31,10 @@ class MemoryRef(BaseModel):
     def resolve(self, ctx: _HasShortTermMemory) -> Any:
         """Read the referenced value from the short-term memory of ``ctx``'s current key."""
         return ctx.get_short_term_memory().get(self)
+
+
+@lru_cache(maxsize=4096)
+def memory_ref(path: str, type_name: str) -> MemoryRef:
+    """A shared MemoryRef: every ``set`` returns one, and the same few paths repeat for every
+    key, so building a pydantic model each time would cost more than the state access."""
+    return MemoryRef(path=path, type_name=type_name)

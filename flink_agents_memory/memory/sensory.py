@@ -47,4 +47,5 @@ class SensoryMemory:
 
     def end_run(self) -> None:
         """Clear the scratch (the run is over, successfully or not)."""
-        self._scratch_store.data.clear()
+        if self._scratch_store.data:
+            self._scratch_store.data.clear()

@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import MemoryPathError, MemoryValueError
 from . import serialization
 from .memory_object import MemoryObject
-from .ref import MemoryRef
+from .ref import MemoryRef, memory_ref
 from .store import KeyValueStore
 
 _VALUE = "\x00"
@@ -134,28 +134,32 @@ class ShortTermMemory:
 
     # -- operations on absolute paths ------------------------------------------------------------
     def set(self, base: str, path: str, value: Any) -> MemoryRef:
-        segments = split_path(path)
+        check_path(path)
         full = join(base, path)
         if type(value) not in _PLAIN and isinstance(value, MemoryObject):
             snapshot = _snapshot(value)
-            self._new_object(base, segments, full, overwrite=True)
+            self._new_object(base, path.split("."), full, overwrite=True)
             self._restore_snapshot(full, snapshot)
-            return MemoryRef(path=full, type_name="MemoryObject")
+            return memory_ref(full, "MemoryObject")
         encoded = self._encode_value(full, value)
-        old = self.read(full)
-        if old is None:
+        old_raw = self._store.get(full)
+        old = None
+        if self._listener is not None and old_raw is not None:
+            old = self.read(full)
+        if old_raw is None:
             # Only a new field needs its parents checked and its name added (a stored field
             # implies its parents are objects): updates cost one read and one write.
+            segments = path.split(".")
             parent = self._ensure_parents(base, segments[:-1], full)
             self._store.put(full, encoded)
             self._add_name(parent, segments[-1])
         else:
-            if old[0]:
+            if old_raw[:1] == _OBJECT:
                 self._remove_tree(full)
             self._store.put(full, encoded)
         if self._listener is not None:
             self._listener("set", full, None if old is None or old[0] else old[1], value)
-        return MemoryRef(path=full, type_name=type(value).__name__)
+        return memory_ref(full, type(value).__name__)
 
     def _restore_snapshot(self, path: str, snapshot: dict[str, Any]) -> None:
         for name, value in snapshot.items():

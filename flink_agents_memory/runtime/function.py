@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -90,7 +91,8 @@ class AgentProcessFunction(KeyedProcessFunction):
                     "(assign them with a WatermarkStrategy)"
                 )
             return int(timestamp)
-        return int(ctx.timer_service().current_processing_time())
+        # Flink's processing time is the wall clock; reading it here saves a call into Java.
+        return time.time_ns() // 1_000_000
 
     def process_element(self, value: Any, ctx: KeyedProcessFunction.Context) -> Iterable[Any]:
         outputs = self._executor.execute(value, ctx.get_current_key, self._now(ctx))

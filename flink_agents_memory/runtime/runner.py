@@ -51,7 +51,7 @@ class AgentRunner:
                     f"{self._config.max_events_per_run} (last event {event!r}); "
                     "an action probably re-sends the event it handles"
                 )
-            listeners = self._listeners(type(event))
+            listeners = self._routes.get(type(event)) or self._listeners(type(event))
             if isinstance(event, OutputEvent):
                 outputs.append(event.output)
             elif not listeners:

@@ -29,30 +29,14 @@ class LongTermMemoryStoreTest {
 
     private final Random random = new Random(7);
     private SubtaskMemoryIndexes indexes;
-    private MutableKey current;
+    private SettableCurrentKey current;
     private LongTermMemoryStore store;
-
-    static final class MutableKey implements CurrentKey {
-        String key;
-        int keyGroup;
-
-        @Override
-        public String key() {
-            return key;
-        }
-
-        @Override
-        public int keyGroup() {
-            return keyGroup;
-        }
-    }
 
     @BeforeEach
     void setUp() {
         indexes = new SubtaskMemoryIndexes(dir);
-        current = new MutableKey();
-        current.key = "alice";
-        current.keyGroup = 3;
+        current = new SettableCurrentKey();
+        current.set("alice", 3);
         store = new LongTermMemoryStore(indexes, current);
     }
 
@@ -87,18 +71,18 @@ class LongTermMemoryStoreTest {
     @Test
     void keyComesFromTheOperatorOnly() throws Exception {
         store.add("{\"id\":\"m1\",\"memory\":\"alice's\",\"key\":\"bob\"}", null);
-        current.key = "bob";
+        current.set("bob", current.keyGroup());
         assertNull(store.get("m1", 0), "a key in the JSON is ignored");
         assertFalse(store.delete("m1"));
         assertFalse(store.update("m1", "{\"memory\":\"hijack\"}", null));
         assertEquals("[]", store.getAll(null, 10, 0));
-        current.key = "alice";
+        current.set("alice", current.keyGroup());
         assertEquals("alice's", JSON.readTree(store.get("m1", 0)).get("memory").asText());
     }
 
     @Test
     void readsOfAnUnseenKeyGroupCreateNothing() throws Exception {
-        current.keyGroup = 99;
+        current.set(current.key(), 99);
         assertNull(store.get("x", 0));
         assertEquals("[]", store.getAll("{}", 10, 0));
         assertEquals("[]", store.search("tea", null, "{\"mode\":\"keyword\"}"));
