@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
-
 from functools import lru_cache
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
