@@ -6,6 +6,12 @@ machine noise hits both alike. Startup is measured with a tiny job and subtracte
 steady-state figure.
 
     python -m benchmarks.bench_stm [--events 200000] [--keys 1000] [--reps 3]
+
+In the suite (benchmarks/run.py) this is ``run(quick)`` / ``markdown(result)``.
+
+Metrics (issue 9): ``ours`` runs with metrics on (the default); ``measure(metrics=["off"])``
+adds a side ``ours_metrics_off`` (``AgentConfig(metrics=False)``) in the same ABBA rotation,
+and the metrics overhead is ``1 - ours / ours_metrics_off`` (budget: 5%).
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from pyflink.common import Types
 from pyflink.datastream import KeyedProcessFunction, RuntimeContext
 from pyflink.datastream.state import MapStateDescriptor
 
-from flink_agents_memory import Agent, AgentsExecutionEnvironment, InputEvent, action
+from flink_agents_memory import Agent, AgentConfig, AgentsExecutionEnvironment, InputEvent, action
 
 from .common import bench_env, keyed_input, machine, summary, timed
 
@@ -46,12 +52,12 @@ class ThreeOpsRaw(KeyedProcessFunction):
         return []
 
 
-def run_ours(events: int, keys: int) -> None:
+def run_ours(events: int, keys: int, metrics: str | None = None) -> None:
     env = bench_env()
     agents_env = AgentsExecutionEnvironment.get_execution_environment(env)
     ds = keyed_input(env, events, keys)
     agents_env.from_datastream(ds, lambda v: v.split("|", 1)[0]).apply(
-        ThreeOpsAgent()
+        ThreeOpsAgent(), AgentConfig(metrics=metrics != "off")
     ).to_datastream(Types.STRING()).print()
     env.execute("bench-stm-ours")
 
@@ -67,9 +73,12 @@ def run_raw(events: int, keys: int) -> None:
     env.execute("bench-stm-raw")
 
 
-def run(events: int = 200_000, keys: int = 1000, reps: int = 3) -> dict[str, Any]:
+def measure(events: int = 200_000, keys: int = 1000, reps: int = 3,
+            metrics: list[str] | None = None) -> dict[str, Any]:
     small = max(events // 100, 1000)
-    jobs = {"ours": run_ours, "raw": run_raw}
+    jobs: dict[str, Any] = {"ours": run_ours, "raw": run_raw}
+    for value in metrics or []:
+        jobs[f"ours_metrics_{value}"] = lambda e, k, v=value: run_ours(e, k, v)
     for job in jobs.values():  # warm the JVM's JIT for both before anything is timed
         job(small, keys)
     samples: dict[str, list[float]] = {f"{n}{s}": [] for n in jobs for s in ("", "_small")}
@@ -88,11 +97,63 @@ def run(events: int = 200_000, keys: int = 1000, reps: int = 3) -> dict[str, Any
             "events_per_s": events / wall["median"],
             "steady_events_per_s": (events - small) / max(wall["median"] - base, 1e-9),
         }
+    if "ours_metrics_off" in result:
+        result["metrics_overhead"] = 1 - (result["ours"]["steady_events_per_s"]
+                                          / result["ours_metrics_off"]["steady_events_per_s"])
     result["ratio_end_to_end"] = result["ours"]["events_per_s"] / result["raw"]["events_per_s"]
     result["ratio_steady"] = (
         result["ours"]["steady_events_per_s"] / result["raw"]["steady_events_per_s"]
     )
     return result
+
+
+NAME = "stm"
+TITLE = "Short-term memory vs plain PyFlink state"
+COMMAND = "python -m benchmarks.bench_stm --events 200000 --keys 1000 --reps 3"
+
+
+def run(quick: bool) -> dict[str, Any]:
+    """The suite's entry point. Full: 200k events, 1,000 keys, 3 reps; quick: 10k events."""
+    if quick:
+        return measure(events=10_000, keys=1000, reps=3, metrics=["off"])
+    return measure(events=200_000, keys=1000, reps=3, metrics=["off"])
+
+
+def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{
+        "figure": f"STM throughput, 3 ops/event, {r['events']:,} events, {r['keys']:,} keys "
+                  "(steady state)",
+        "ours": f"{r['ours']['steady_events_per_s']:,.0f} ev/s",
+        "peer": f"{r['raw']['steady_events_per_s']:,.0f} ev/s (plain KeyedProcessFunction)",
+        "ratio": r["ratio_steady"], "target": ">= 0.7x", "met": r["ratio_steady"] >= 0.7,
+        "command": COMMAND,
+    }] + ([{
+        "figure": "metrics overhead on the same job (metrics on vs off, steady state)",
+        "ours": f"{r['ours']['steady_events_per_s']:,.0f} ev/s (on)",
+        "peer": f"{r['ours_metrics_off']['steady_events_per_s']:,.0f} ev/s (off)",
+        "ratio": 1 - r["metrics_overhead"], "target": "<= 5% slower",
+        "met": r["metrics_overhead"] <= 0.05, "command": COMMAND,
+    }] if "metrics_overhead" in r else [])
+
+
+def markdown(r: dict[str, Any]) -> str:
+    def line(name: str, label: str) -> str:
+        w = r[name]["wall_s"]
+        return (f"| {label} | {w['median']:.2f} ({w['min']:.2f}-{w['max']:.2f}) | "
+                f"{r[name]['events_per_s']:,.0f} | {r[name]['steady_events_per_s']:,.0f} |")
+
+    out = [
+        "Both jobs do 3 short-term memory operations per event (read a counter, write it, write "
+        "the last sequence number) on the same input, in thread mode, in one process, "
+        f"alternating ABBA over {r['reps']} reps after a warm-up of both. Steady state "
+        "subtracts a job of 1% of the events (startup).", "",
+        "| job | wall s, median (min-max) | events/s end to end | events/s steady |",
+        "|---|---|---|---|", line("ours", "ours (Agent, MemoryAgentOperator)"),
+        line("raw", "plain KeyedProcessFunction + MapState")]
+    out += [line(n, n) for n in r if n.startswith("ours_metrics_")]
+    out += ["", f"Ratio ours/plain: steady {r['ratio_steady']:.2f}x, end to end "
+            f"{r['ratio_end_to_end']:.2f}x (target >= 0.7x)."]
+    return "\n".join(out)
 
 
 def main() -> None:
@@ -102,7 +163,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--out", help="write the JSON result to this file too")
     args = parser.parse_args()
-    result = json.dumps(run(args.events, args.keys, args.reps), indent=2)
+    result = json.dumps(measure(args.events, args.keys, args.reps, metrics=["off"]), indent=2)
     if args.out:
         Path(args.out).write_text(result)
     print(result)

@@ -123,16 +123,18 @@ class MemoryRuntime:
         writers += [w for h in self._builtin if (w := h.prepare()) is not None]
         return writers
 
-    def write(self, writers: list[Callable[[], None]]) -> None:
-        """Apply prepared writes: the index, the histories, then the map states."""
+    def write(self, writers: list[Callable[[], None]], timed: bool = False) -> None:
+        """Apply prepared writes: the index, the histories, then the map states (``timed``:
+        this run's flush is a histogram sample)."""
         for write in writers:
             write()
         if self.meta.pending_writes:
             self.meta.flush()
         if self.stm_buffer.pending_writes:
-            start = time.perf_counter()
+            start = time.perf_counter() if timed else 0.0
             self.stm_buffer.flush()
-            self.metrics.observe("short_term.flush_us", (time.perf_counter() - start) * 1e6)
+            if timed:
+                self.metrics.observe("short_term.flush_us", (time.perf_counter() - start) * 1e6)
         else:
             self.stm_buffer.discard()
         self._reset()
