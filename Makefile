@@ -86,8 +86,14 @@ bench-deps: $(PY) bench-peers
 
 bench-peers: $(FA_PY) $(MEM0_PY)
 
+# flink-agents from PyPI: its sdist downloads the framework's jars from Maven Central while it
+# builds; where they cannot be had this target fails, and with it the benchmark (a missing
+# comparison must never look like a win). See docs/benchmarks.md.
 $(FA_PY):
-	PYTHON=$(PYTHON) benchmarks/peers/install_flink_agents.sh $(BENCH_VENVS)/flink-agents
+	$(PYTHON) -m venv $(BENCH_VENVS)/flink-agents
+	$(FA_PY) -m pip install -q --upgrade pip
+	$(FA_PY) -m pip install -q 'flink-agents==0.3.1'
+	touch $(FA_PY)
 
 $(MEM0_PY):
 	$(PYTHON) -m venv $(BENCH_VENVS)/mem0

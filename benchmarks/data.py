@@ -43,7 +43,7 @@ def exact_topk(vectors: np.ndarray, queries: np.ndarray, k: int = 10) -> np.ndar
 
 
 def recall_at_k(found: list[list[int]], truth: np.ndarray, k: int = 10) -> float:
-    hits = sum(len(set(f[:k]) & set(t[:k].tolist())) for f, t in zip(found, truth, strict=True))
+    hits = sum(len(set(f[:k]) & set(list(t)[:k])) for f, t in zip(found, truth, strict=True))
     return hits / (k * len(truth))
 
 

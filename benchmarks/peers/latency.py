@@ -70,3 +70,14 @@ def clear(folder: str) -> None:
     os.makedirs(folder, exist_ok=True)
     for name in os.listdir(folder):
         os.remove(os.path.join(folder, name))
+
+
+def windows(samples: list[int], count: int) -> list[float]:
+    """Median of each of ``count`` consecutive, equal slices of ``samples`` (in stream order)."""
+    import statistics
+
+    if not samples:
+        return []
+    size = max(1, len(samples) // count)
+    return [statistics.median(samples[i:i + size]) for i in range(0, size * count, size)
+            if samples[i:i + size]]

@@ -37,13 +37,22 @@ def build(framework: str, events: int, keys: int, k: int, parallelism: int):
     from pyflink.datastream import StreamExecutionEnvironment
     from pyflink.datastream.connectors.number_seq import NumberSequenceSource
 
-    env = StreamExecutionEnvironment.get_execution_environment(Configuration())
+    conf = Configuration()
+    # Both frameworks' Python functions (the source's map, the key selector) run embedded in
+    # the JVM like the agents themselves (ours sets this anyway; flink-agents leaves PyFlink's
+    # default, process mode, which would add a Beam worker process to its side only).
+    conf.set_string("python.execution-mode", "thread")
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
     env.set_parallelism(parallelism)
 
     def source():
-        return env.from_source(
-            NumberSequenceSource(0, events - 1), WatermarkStrategy.no_watermarks(), "events"
-        ).map(lambda i: f"k{i % keys}|{i}", output_type=Types.STRING())
+        seq = env.from_source(
+            NumberSequenceSource(0, events - 1), WatermarkStrategy.no_watermarks(), "events")
+        if framework == "ours":
+            return seq.map(lambda i: f"k{i % keys}|{i}", output_type=Types.STRING())
+        # flink-agents takes pickled Python objects as input (PythonActionExecutor checks
+        # byte[]), so its map keeps PyFlink's default output type.
+        return seq.map(lambda i: f"k{i % keys}|{i}")
 
     if framework == "ours":
         from flink_agents_memory import AgentsExecutionEnvironment

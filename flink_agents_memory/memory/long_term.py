@@ -108,8 +108,10 @@ class LongTermMemory(MemoryAPI):
         item = MemoryItem(memory=memory) if isinstance(memory, str) else memory
         text = self._text(item.memory)
         meta = _check_metadata(item.metadata if metadata is None else metadata)
+        # A generated id is new by construction; only a caller's id needs the lookup (which
+        # would also make the index refresh its reader after the previous run's writes).
         memory_id = item.id or self._new_id()
-        if self._exists(memory_id):
+        if item.id and self._exists(memory_id):
             raise MemoryValueError(f"memory '{memory_id}' already exists; use update()")
         now = self._now_ms()
         doc = {"id": memory_id, "memory": text, "metadata": meta, "hash": content_hash(text),

@@ -32,6 +32,7 @@ import org.apache.lucene.index.KeepOnlyLastCommitDeletionPolicy;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.SnapshotDeletionPolicy;
+import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause.Occur;
@@ -185,8 +186,9 @@ public final class KeyGroupIndex implements Closeable {
         try {
             TopDocs top = s.search(q, limit, newestFirst());
             List<MemoryDocument> out = new ArrayList<>(top.scoreDocs.length);
+            StoredFields fields = s.storedFields();
             for (ScoreDoc sd : top.scoreDocs) {
-                out.add(load(s, sd.doc));
+                out.add(load(s, fields, sd.doc));
             }
             return out;
         } finally {
@@ -228,12 +230,13 @@ public final class KeyGroupIndex implements Closeable {
                 case HYBRID -> fuse(s, filter, queryText, queryVector, options.limit());
             };
             List<SearchHit> out = new ArrayList<>();
+            StoredFields fields = s.storedFields();
             for (ScoreDoc sd : ranked) {
                 if (out.size() == options.limit()) {
                     break;
                 }
                 if (options.minScore() == null || sd.score >= options.minScore()) {
-                    out.add(new SearchHit(load(s, sd.doc), sd.score));
+                    out.add(new SearchHit(load(s, fields, sd.doc), sd.score));
                 }
             }
             return out;
@@ -348,7 +351,7 @@ public final class KeyGroupIndex implements Closeable {
         IndexSearcher s = acquire();
         try {
             TopDocs top = s.search(q, 1, newestFirst());
-            return top.scoreDocs.length == 0 ? null : load(s, top.scoreDocs[0].doc);
+            return top.scoreDocs.length == 0 ? null : load(s, s.storedFields(), top.scoreDocs[0].doc);
         } finally {
             searchers.release(s);
         }
@@ -420,8 +423,12 @@ public final class KeyGroupIndex implements Closeable {
         return terms;
     }
 
-    private MemoryDocument load(IndexSearcher s, int doc) throws IOException {
-        Document d = s.storedFields().document(doc);
+    /**
+     * One StoredFields per query, reused for all its hits: a fresh one per hit decompresses the
+     * stored-fields block again for every document.
+     */
+    private MemoryDocument load(IndexSearcher s, StoredFields fields, int doc) throws IOException {
+        Document d = fields.document(doc);
         List<LeafReaderContext> leaves = s.getIndexReader().leaves();
         LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
         return new MemoryDocument(

@@ -1,0 +1,58 @@
+"""Our long-term memory agent for the in-job benchmarks (importable, so not __main__)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from typing import Any
+
+from flink_agents_memory import Agent, InputEvent, action
+from flink_agents_memory.memory.long_term import LongTermMemoryConfig
+
+from .precomputed import PrecomputedEmbedder, memory_text, query_text
+
+_marked: set[str] = set()
+
+
+def _mark(name: str) -> None:
+    """Wall clock of the first add / first query, so the driver can time the add phase."""
+    if name not in _marked:
+        _marked.add(name)
+        with open(os.path.join(os.environ["BENCH_LTM_OUT"], f"{name}.mark"), "w") as f:
+            f.write(repr(time.time()))
+
+
+class LtmAgent(Agent):
+    """``"a|<key>|<i>|<n>"`` adds memories i..i+n-1 (one run); ``"q|<key>|<j>|1"`` searches
+    query j (vector, top 10).
+
+    The search is timed around ``ctx.memory.search`` (the public API; the embedder only looks
+    the query's vector up) and written with the hit numbers to ``$BENCH_LTM_OUT/<thread>.jsonl``.
+    The add phase is timed from the first add to the first query (all adds committed: one
+    source subtask, parallelism 1, events in order).
+    """
+
+    def __init__(self, corpus: str, dim: int) -> None:
+        self.long_term_memory = LongTermMemoryConfig(embedder=PrecomputedEmbedder(corpus, dim),
+                                                     default_mode="vector")
+
+    @action(InputEvent)
+    @staticmethod
+    def handle(event: InputEvent, ctx: Any) -> None:
+        op, _key, num, count = event.input.split("|")
+        i = int(num)
+        if op == "a":
+            _mark("first_add")
+            for m in range(i, i + int(count)):
+                ctx.memory.add(memory_text(m))
+            return
+        _mark("first_query")
+        t0 = time.perf_counter_ns()
+        hits = ctx.memory.search(query_text(i), limit=10, mode="vector")
+        us = (time.perf_counter_ns() - t0) / 1000
+        found = [int(h.memory.split(" ", 1)[0][1:]) for h in hits]
+        path = os.path.join(os.environ["BENCH_LTM_OUT"], f"{threading.get_ident()}.jsonl")
+        with open(path, "a") as f:
+            f.write(json.dumps({"q": i, "us": us, "found": found}) + "\n")
