@@ -109,14 +109,14 @@ def measure(events: int = 200_000, keys: int = 1000, reps: int = 3,
 
 NAME = "stm"
 TITLE = "Short-term memory vs plain PyFlink state"
-COMMAND = "python -m benchmarks.bench_stm --events 200000 --keys 1000 --reps 3"
+COMMAND = "python -m benchmarks.bench_stm --events 200000 --keys 1000 --reps 5"
 
 
 def run(quick: bool) -> dict[str, Any]:
-    """The suite's entry point. Full: 200k events, 1,000 keys, 3 reps; quick: 10k events."""
+    """The suite's entry point. Full: 200k events, 1,000 keys, 5 reps; quick: 10k events."""
     if quick:
         return measure(events=10_000, keys=1000, reps=3, metrics=["off"])
-    return measure(events=200_000, keys=1000, reps=3, metrics=["off"])
+    return measure(events=200_000, keys=1000, reps=5, metrics=["off"])
 
 
 def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
