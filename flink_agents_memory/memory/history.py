@@ -67,8 +67,11 @@ class History:
         now_ms: Callable[[], int],
         eviction_sink: EvictionSink | None = None,
         metrics: MetricsRecorder | None = None,
+        touched: set[Any] | None = None,
     ) -> None:
         self.name = name
+        #: The runtime's set of what this run touched (commit and reset skip the rest).
+        self._touched: set[Any] = touched if touched is not None else set()
         self._metrics = metrics or MetricsRecorder(enabled=False)
         self._appends_metric = f"history.{name}.appends"
         self.retention = retention
@@ -84,6 +87,7 @@ class History:
     def append(self, item: Any) -> None:
         """Add ``item`` as the newest element (visible now, stored when the run commits)."""
         self._appended.append(self._entry(item))
+        self._touched.add(self)
         self._metrics.inc(self._appends_metric)
 
     def get_recent(self, n: int) -> list[Any]:
@@ -101,6 +105,7 @@ class History:
         """Remove every item (at commit)."""
         self._cleared = True
         self._appended = []
+        self._touched.add(self)
 
     def __len__(self) -> int:
         return len(self._logical())
@@ -128,6 +133,7 @@ class History:
             return []
         if self._physical is None:
             self._physical = list(self._backend.get() or [])
+            self._touched.add(self)
         return self._physical
 
     def _stored(self) -> list[Entry]:

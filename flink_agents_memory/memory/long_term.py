@@ -87,8 +87,11 @@ class LongTermMemory(MemoryAPI):
     def __init__(self, store: Any, config: LongTermMemoryConfig, recent: History,
                  audit: AuditTrail, meta: KeyValueStore, now_ms: Callable[[], int],
                  key: Callable[[], Any], actor: Callable[[], str | None],
-                 metrics: MetricsRecorder | None = None) -> None:
+                 metrics: MetricsRecorder | None = None,
+                 touched: set[Any] | None = None) -> None:
         self._store = store
+        #: The runtime's set of what this run touched (commit and reset skip the rest).
+        self._touched: set[Any] = touched if touched is not None else set()
         self.metrics = metrics or MetricsRecorder(enabled=False)
         self.config = config
         self._embedder = config.resolved_embedder()
@@ -203,6 +206,7 @@ class LongTermMemory(MemoryAPI):
         """Embed now (one batch); commit reuses these vectors instead of embedding again."""
         vectors = self._vectors(texts)
         self._known_vectors.update(zip(texts, vectors, strict=True))
+        self._touched.add(self)
         return vectors
 
     def similar(self, vector: np.ndarray, limit: int) -> list[dict[str, Any]]:
@@ -292,6 +296,7 @@ class LongTermMemory(MemoryAPI):
 
     def _write(self, op: str, memory_id: str, doc: dict[str, Any] | None) -> None:
         self.metrics.inc(f"long_term.{op}s")
+        self._touched.add(self)
         self._ops.append((op, memory_id, doc))
         self._pending[memory_id] = doc
 

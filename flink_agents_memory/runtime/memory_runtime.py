@@ -46,6 +46,9 @@ class MemoryRuntime:
                  actor: Callable[[], str | None], metrics: MetricsRecorder | None = None) -> None:
         self.config = config
         self.metrics = metrics or MetricsRecorder(enabled=False)
+        #: Histories and long-term memory this run used: a run touching none (the common
+        #: short-term-only case) commits and resets without visiting them.
+        self._touched: set[Any] = set()
         self.metrics.add_collector(self._short_term_stats)
         #: The agent's shared knowledge bases (``Agent.knowledge_bases``), for search_knowledge.
         self.knowledge_bases = list(getattr(agent, "knowledge_bases", None) or [])
@@ -58,7 +61,7 @@ class MemoryRuntime:
         def history(name: str, retention: Retention) -> History:
             backend = states.list_state(f"flink_agents_memory.history.{name}")
             return History(name, retention, backend, self.meta, now_ms, self._evict_to_long_term,
-                           self.metrics)
+                           self.metrics, self._touched)
 
         self.histories = {name: history(name, r) for name, r in agent.histories.items()}
         ltm = agent.long_term_memory
@@ -72,9 +75,9 @@ class MemoryRuntime:
         listener = self._audit_short_term if config.audit_short_term else None
         self.stm_root = StoredMemoryObject(
             ShortTermMemory(self.stm_buffer, config.max_value_bytes, listener))
-        self._all_histories = [*self.histories.values(), *self._builtin]
         self.long_term = None if store is None else LongTermMemory(
-            store, ltm, self._builtin[1], self.audit, self.meta, now_ms, key, actor, self.metrics)
+            store, ltm, self._builtin[1], self.audit, self.meta, now_ms, key, actor, self.metrics,
+            self._touched)
 
     def history(self, name: str) -> History:
         history = self.histories.get(name)
@@ -115,6 +118,8 @@ class MemoryRuntime:
 
     def prepare_commit(self) -> list[Callable[[], None]]:
         """Everything that can fail on bad input (reducers, embedding, checks), no writes."""
+        if not self._touched:
+            return []
         writers = [w for h in self.histories.values() if (w := h.prepare()) is not None]
         if self.long_term is not None:
             ltm_writer = self.long_term.prepare()
@@ -152,8 +157,8 @@ class MemoryRuntime:
         self._reset()
 
     def _reset(self) -> None:
-        for h in self._all_histories:
-            h.discard()
-        if self.long_term is not None:
-            self.long_term.discard()
+        if self._touched:
+            for part in self._touched:
+                part.discard()
+            self._touched.clear()
         self.sensory.end_run()
