@@ -12,11 +12,9 @@ small job, then times ``reps`` x (full job, small job).
 
 from __future__ import annotations
 
-import argparse
-import json
 from typing import Any
 
-from .common import PEER_VENVS, ROOT, machine, peer_python, run_worker
+from .common import PEER_VENVS, ROOT, machine, module_main, peer_python, run_worker, save_figure
 
 NAME = "flink_agents"
 TITLE = "Short-term memory vs Apache Flink Agents"
@@ -156,17 +154,11 @@ def plot(r: dict[str, Any], img_dir: Any) -> list[str]:
     ax.set_title("Same agent, k STM reads + k writes per event")
     ax.legend()
     ax.grid(True, axis="y", alpha=0.3)
-    fig.tight_layout()
-    path = img_dir / "flink_agents_throughput.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return [path.name]
+    return save_figure(fig, img_dir, "flink_agents_throughput.png")
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--quick", action="store_true")
-    print(json.dumps(run(p.parse_args().quick), indent=2))
+    module_main(run, __doc__)
 
 
 if __name__ == "__main__":

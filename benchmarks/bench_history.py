@@ -13,8 +13,6 @@ appended): flat means the cost does not grow with the items appended.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import statistics
 import tempfile
@@ -24,7 +22,7 @@ from pyflink.common import Types
 
 from flink_agents_memory import AgentsExecutionEnvironment
 
-from .common import abba, bench_env, keyed_input, machine, summary, timed
+from .common import abba, bench_env, keyed_input, machine, module_main, save_figure, summary, timed
 from .peers import latency
 from .peers.history_agents import HistoryAgent, ListStateHistory
 
@@ -160,17 +158,11 @@ def plot(r: dict[str, Any], img_dir: Any) -> list[str]:
     ax.set_title("append + get_recent(5): cost as the history grows")
     ax.legend(fontsize=8, ncol=2)
     ax.grid(True, alpha=0.3)
-    path = img_dir / "history_per_event.png"
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return [path.name]
+    return save_figure(fig, img_dir, "history_per_event.png")
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--quick", action="store_true")
-    print(json.dumps(run(p.parse_args().quick), indent=2))
+    module_main(run, __doc__)
 
 
 if __name__ == "__main__":

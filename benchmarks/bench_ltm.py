@@ -13,8 +13,6 @@ py4j that a job (PEMJA) does not pay. In-job latency runs a MiniCluster job
 
 from __future__ import annotations
 
-import argparse
-import json
 import shutil
 import time
 from typing import Any
@@ -23,7 +21,7 @@ import numpy as np
 
 from flink_agents_memory.models.embedders import HashingEmbedder
 
-from .common import ROOT, WORK, machine, percentiles, run_worker
+from .common import ROOT, WORK, machine, module_main, percentiles, run_worker, save_figure
 from .data import (
     clustered_unit_vectors,
     exact_topk,
@@ -239,17 +237,11 @@ def plot(r: dict[str, Any], img_dir: Any) -> list[str]:
     a2.set_title("Checkpoint and restore vs index size")
     a2.legend(fontsize=8)
     a2.grid(True, alpha=0.3)
-    fig.tight_layout()
-    path = img_dir / "ltm_scaling.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return [path.name]
+    return save_figure(fig, img_dir, "ltm_scaling.png")
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--quick", action="store_true")
-    print(json.dumps(run(p.parse_args().quick), indent=2))
+    module_main(run, __doc__)
 
 
 if __name__ == "__main__":

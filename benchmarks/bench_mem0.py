@@ -17,11 +17,9 @@ extra would have to go into .venv; the vectors here are what any embedder would 
 
 from __future__ import annotations
 
-import argparse
-import json
 from typing import Any
 
-from .common import ROOT, WORK, machine, peer_python, percentiles, run_worker
+from .common import ROOT, WORK, machine, module_main, peer_python, percentiles, run_worker
 from .data import recall_at_k, truth_per_key, write_corpus
 
 NAME = "mem0"
@@ -91,9 +89,7 @@ def markdown(r: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--quick", action="store_true")
-    print(json.dumps(run(p.parse_args().quick), indent=2))
+    module_main(run, __doc__)
 
 
 if __name__ == "__main__":

@@ -106,3 +106,24 @@ def percentiles(samples: Any, qs: tuple[float, ...] = (50, 95, 99)) -> dict[str,
 def abba(names: list[str], rep: int) -> list[str]:
     """The order of ``names`` in repetition ``rep``: A B, B A, A B, ... against drift."""
     return list(names) if rep % 2 == 0 else list(reversed(names))
+
+
+def save_figure(fig: Any, img_dir: Any, name: str) -> list[str]:
+    """Write a plot to docs/img (the suite's ``plot()`` return value)."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    path = img_dir / name
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return [path.name]
+
+
+def module_main(run: Callable[[bool], dict[str, Any]], doc: str | None) -> None:
+    """``python -m benchmarks.bench_X [--quick]``: run one module and print its JSON."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(description=doc)
+    parser.add_argument("--quick", action="store_true")
+    print(json.dumps(run(parser.parse_args().quick), indent=2))
