@@ -536,9 +536,11 @@ public final class KeyGroupIndex implements Closeable {
 
     /** key ∧ not expired ∧ metadata filters ∧ extra, as non-scoring clauses. */
     private static Query filter(String key, long nowMillis, MetadataFilter filters, Query... extra) {
+        // Excluding the (few) expired documents is far cheaper than matching every live one:
+        // a filtered kNN query materialises its filter over all matching documents.
         BooleanQuery.Builder b = new BooleanQuery.Builder()
                 .add(keyQuery(key), Occur.FILTER)
-                .add(notExpired(nowMillis), Occur.FILTER);
+                .add(expiredBy(nowMillis), Occur.MUST_NOT);
         filters.addTo(b);
         for (Query q : extra) {
             b.add(q, Occur.FILTER);
@@ -550,9 +552,10 @@ public final class KeyGroupIndex implements Closeable {
         return new TermQuery(new Term(KEY, key));
     }
 
-    private static Query notExpired(long nowMillis) {
-        long from = nowMillis == Long.MAX_VALUE ? Long.MAX_VALUE : nowMillis + 1;
-        return LongPoint.newRangeQuery(EXPIRES_AT, from, Long.MAX_VALUE);
+    /** Documents expired at {@code nowMillis} (never-expiring ones hold Long.MAX_VALUE). */
+    private static Query expiredBy(long nowMillis) {
+        long upTo = nowMillis == Long.MAX_VALUE ? Long.MAX_VALUE - 1 : nowMillis;
+        return LongPoint.newRangeQuery(EXPIRES_AT, Long.MIN_VALUE, upTo);
     }
 
     private static Sort newestFirst() {
