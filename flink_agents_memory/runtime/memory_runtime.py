@@ -112,10 +112,6 @@ class MemoryRuntime:
             if now > 0:
                 self.metrics.inc("long_term.purged", self._store.purgeExpired(now))
 
-    def commit(self) -> None:
-        """Write the run's memory: prepare everything, then write everything."""
-        self.write(self.prepare_commit())
-
     def prepare_commit(self) -> list[Callable[[], None]]:
         """Everything that can fail on bad input (reducers, embedding, checks), no writes."""
         if not self._touched:

@@ -118,10 +118,6 @@ class RunContext(RunnerContext):
         """Internal: the sensory memory (for tests and inspectors, not for actions)."""
         return self.runtime.sensory
 
-    def commit(self) -> None:
-        """Write the run's memory (the run succeeded)."""
-        self.runtime.commit()
-
     def rollback(self) -> None:
         """Drop the run's memory writes (the run failed)."""
         self.runtime.rollback()
