@@ -21,9 +21,12 @@ EvictionSink = Callable[[str, list[Any]], None]
 
 
 class ListBackend(Protocol):
-    """The ListState operations a history needs (PyFlink's ListState has them)."""
+    """The ListState operations a history needs, plus ``tail``: the newest ``n`` elements,
+    oldest first, read without moving the whole list into Python."""
 
     def get(self) -> Iterable[str] | None: ...
+
+    def tail(self, n: int) -> list[str]: ...
 
     def add_all(self, values: list[str]) -> None: ...
 
@@ -40,6 +43,9 @@ class PyListBackend:
 
     def get(self) -> list[str]:
         return list(self.values)
+
+    def tail(self, n: int) -> list[str]:
+        return self.values[max(0, len(self.values) - n):] if n > 0 else []
 
     def add_all(self, values: list[str]) -> None:
         self.values.extend(values)
@@ -136,16 +142,26 @@ class History:
             self._touched.add(self)
         return self._physical
 
+    def _raw_tail(self, n: int) -> list[str]:
+        """The newest ``n`` stored raws: ``get_recent(n)`` costs n, not the list's length."""
+        if n <= 0 or self._cleared:
+            return []
+        if self._physical is not None:
+            return self._physical[max(0, len(self._physical) - n):]
+        return self._backend.tail(n)
+
     def _stored(self) -> list[Entry]:
         return [Entry.decode(raw) for raw in self._raw_stored()]
 
-    def _newest_first(self) -> Iterator[Entry]:
+    def _newest_first(self, limit: int | None) -> Iterator[Entry]:
         yield from reversed(self._appended)
-        for raw in reversed(self._raw_stored()):
+        stored = (self._raw_stored() if limit is None
+                  else self._raw_tail(limit - len(self._appended)))
+        for raw in reversed(stored):
             yield Entry.decode(raw)
 
     def _logical(self, limit: int | None = None) -> list[Entry]:
-        kept = take_retained(self._newest_first(), self.retention, self._now_ms(), limit)
+        kept = take_retained(self._newest_first(limit), self.retention, self._now_ms(), limit)
         kept.reverse()
         return kept
 

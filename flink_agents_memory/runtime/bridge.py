@@ -14,9 +14,10 @@ from typing import Any
 _local = threading.local()
 
 
-def offer(store: Any, metrics: Any = None) -> None:
-    """Called by the operator (Java) with this subtask's LongTermMemoryStore and AgentMetrics."""
-    _local.objects = (store, metrics)
+def offer(store: Any, metrics: Any = None, list_tail: Any = None) -> None:
+    """Called by the operator (Java) with this subtask's LongTermMemoryStore, AgentMetrics and
+    ListStateTail."""
+    _local.objects = (store, metrics, list_tail)
 
 
 def on_checkpoint_call(callback: Any) -> None:
@@ -31,8 +32,9 @@ def on_checkpoint() -> None:
         callback()
 
 
-def take() -> tuple[Any | None, Any | None]:
-    """``(store, metrics)`` offered on this thread, once; Nones when not run by the operator."""
-    objects = getattr(_local, "objects", (None, None))
-    _local.objects = (None, None)
+def take() -> tuple[Any | None, Any | None, Any | None]:
+    """``(store, metrics, list_tail)`` offered on this thread, once; Nones when not run by the
+    operator."""
+    objects = getattr(_local, "objects", (None, None, None))
+    _local.objects = (None, None, None)
     return objects

@@ -33,12 +33,44 @@ def dead_letter_json(letter: DeadLetter) -> str:
                   "action": letter.action})
 
 
+class FlinkListState:
+    """A PyFlink ListState whose ``tail(n)`` runs in Java (the operator's ListStateTail):
+    PyFlink's ``get()`` converts every element to Python, so a history's ``get_recent(5)``
+    would otherwise cost as much as its capacity."""
+
+    def __init__(self, state: Any, list_tail: Any | None) -> None:
+        self._state = state
+        # PyFlink's wrapper keeps the Java ListState in ``_state`` (pinned PyFlink version).
+        self._java_state = state._state
+        self._list_tail = list_tail
+
+    def get(self) -> Iterable[str] | None:
+        return self._state.get()
+
+    def tail(self, n: int) -> list[str]:
+        if self._list_tail is None:  # not hosted by MemoryAgentOperator
+            values = list(self._state.get() or [])
+            return values[max(0, len(values) - n):] if n > 0 else []
+        return list(self._list_tail.tail(self._java_state, n))
+
+    def add_all(self, values: list[str]) -> None:
+        self._state.add_all(values)
+
+    def update(self, values: list[str]) -> None:
+        self._state.update(values)
+
+    def clear(self) -> None:
+        self._state.clear()
+
+
 class FlinkStates(StateFactory):
     """Keyed states of the runtime context, all with string values (see docs/architecture.md)."""
 
-    def __init__(self, runtime_context: RuntimeContext, config: AgentConfig) -> None:
+    def __init__(self, runtime_context: RuntimeContext, config: AgentConfig,
+                 list_tail: Any | None = None) -> None:
         self._rc = runtime_context
         self._ttl = config.state_ttl.to_flink() if config.state_ttl else None
+        self._list_tail = list_tail
 
     def _with_ttl(self, descriptor: Any) -> Any:
         if self._ttl is not None:
@@ -49,8 +81,9 @@ class FlinkStates(StateFactory):
         descriptor = self._with_ttl(MapStateDescriptor(name, Types.STRING(), Types.STRING()))
         return MapStateStore(self._rc.get_map_state(descriptor))
 
-    def list_state(self, name: str) -> Any:
-        return self._rc.get_list_state(self._with_ttl(ListStateDescriptor(name, Types.STRING())))
+    def list_state(self, name: str) -> FlinkListState:
+        descriptor = self._with_ttl(ListStateDescriptor(name, Types.STRING()))
+        return FlinkListState(self._rc.get_list_state(descriptor), self._list_tail)
 
 
 class AgentProcessFunction(KeyedProcessFunction):
@@ -63,14 +96,14 @@ class AgentProcessFunction(KeyedProcessFunction):
     def open(self, runtime_context: RuntimeContext) -> None:
         for cls in self._agent.memory_types:
             register_type(cls)
-        store, sink = bridge.take()
+        store, sink, list_tail = bridge.take()
         config = self._config
         metrics = MetricsRecorder(sink, config.metrics_flush_ms / 1000, enabled=config.metrics)
         self._metrics = metrics
         runner = AgentRunner(self._agent.validate(), config, metrics)
         ctx = RunContext()
         ctx.bind(MemoryRuntime(
-            self._agent, config, FlinkStates(runtime_context, config), store,
+            self._agent, config, FlinkStates(runtime_context, config, list_tail), store,
             ctx.now_ms, lambda: ctx.key, lambda: ctx.current_action, metrics))
         self._executor = RunExecutor(runner, ctx, config, metrics)
         self._event_time = config.retention_time == "event"

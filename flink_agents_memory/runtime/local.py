@@ -58,6 +58,9 @@ class InMemoryStates(StateFactory):
             def get(self) -> list[str]:
                 return self._l().get()
 
+            def tail(self, n: int) -> list[str]:
+                return self._l().tail(n)
+
             def add_all(self, values: list[str]) -> None:
                 self._l().add_all(values)
 

@@ -228,10 +228,11 @@ class TtlAgent(Agent):
         stm = ctx.get_short_term_memory()
         seen = stm.get("seen")
         log = ctx.history("log").all()
+        recent = ctx.history("log").get_recent(5)  # read in Java, through Flink's TTL wrapper
         stm.set("seen", event.input)
         ctx.history("log").append(event.input)
         ctx.send_event(OutputEvent(output=json.dumps({"in": event.input, "seen": seen,
-                                                      "log": log})))
+                                                      "log": log, "recent": recent})))
 
 
 def test_flink_state_ttl_expires_short_term_memory_and_histories():
@@ -242,3 +243,4 @@ def test_flink_state_ttl_expires_short_term_memory_and_histories():
     by_input = {o["in"]: o for o in outputs}
     assert by_input["k0|1"]["seen"] == "k0|0" and by_input["k0|1"]["log"] == ["k0|0"]
     assert by_input["k0|2"]["seen"] is None and by_input["k0|2"]["log"] == []
+    assert [by_input[f"k0|{i}"]["recent"] for i in range(3)] == [[], ["k0|0"], []]

@@ -109,6 +109,36 @@ def test_append_is_amortised():
     assert len(backend.values) <= 126
 
 
+
+class ReadCountingBackend(PyListBackend):
+    """Counts the elements each read hands to the history."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.read: list[int] = []
+
+    def get(self) -> list[str]:
+        self.read.append(len(self.values))
+        return super().get()
+
+    def tail(self, n: int) -> list[str]:
+        out = super().tail(n)
+        self.read.append(len(out))
+        return out
+
+
+def test_get_recent_reads_only_the_newest_n():
+    clock = Clock()
+    backend = ReadCountingBackend()
+    history = History("h", Retention(max_items=10_000), backend, DictStore(), clock)
+    for i in range(5_000):
+        history.append(i)
+    commit(history)
+    history.append(5_000)  # buffered in this run: counts towards the n newest
+    assert history.get_recent(5) == [4996, 4997, 4998, 4999, 5000]
+    assert backend.read == [4]
+    assert len(history) == 5_001 and backend.read[-1] == 5_000  # len() reads all
+
 def test_reducer_summarises_evicted_items():
     seen: list[list[str]] = []
 

@@ -24,6 +24,7 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
     /** Python reads the store and metrics from here (see flink_agents_memory/runtime/bridge.py). */
     static final String STORE_VARIABLE = "_flink_agents_memory_store";
     static final String METRICS_VARIABLE = "_flink_agents_memory_metrics";
+    static final String LIST_TAIL_VARIABLE = "_flink_agents_memory_list_tail";
 
     private final Configuration config;
     private final TypeInformation<IN> inputTypeInfo;
@@ -76,9 +77,11 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
         longTermMemory.registerMetrics(metrics);
         interpreter.set(STORE_VARIABLE, longTermMemory.store());
         interpreter.set(METRICS_VARIABLE, metrics);
+        interpreter.set(LIST_TAIL_VARIABLE, new ListStateTail());
         interpreter.exec("import flink_agents_memory.runtime.bridge as _fam_bridge\n"
-                + "_fam_bridge.offer(" + STORE_VARIABLE + ", " + METRICS_VARIABLE + ")\n"
-                + "del " + STORE_VARIABLE + ", " + METRICS_VARIABLE);
+                + "_fam_bridge.offer(" + STORE_VARIABLE + ", " + METRICS_VARIABLE + ", "
+                + LIST_TAIL_VARIABLE + ")\n"
+                + "del " + STORE_VARIABLE + ", " + METRICS_VARIABLE + ", " + LIST_TAIL_VARIABLE);
         super.openPythonInterpreter();
     }
 
