@@ -60,6 +60,15 @@ class IndexStore:
     def commit(self) -> None:
         self.indexes.commitAll()
 
+    def await_merges(self) -> float:
+        """Wait for Lucene's background merges; seconds waited."""
+        t0 = time.perf_counter()
+        self.store.awaitMerges()
+        return time.perf_counter() - t0
+
+    def segments(self) -> int:
+        return int(self.indexes.segmentCount())
+
     def snapshot(self, key: str, target: Path) -> tuple[int, float]:
         """Write the current key group as the checkpoint hook does; (bytes, seconds)."""
         snap = self.jvm.io.flinkagentsmemory.checkpoint.KeyGroupIndexSnapshotter

@@ -25,8 +25,9 @@ def _mark(name: str) -> None:
 
 
 class LtmAgent(Agent):
-    """``"a|<key>|<i>|<n>"`` adds memories i..i+n-1 (one run); ``"q|<key>|<j>|1"`` searches
-    query j (vector, top 10).
+    """``"a|<key>|<i>|<n>"`` adds memories i..i+n-1 (one run); ``"q|<key>|<j>|<pass>"``
+    searches query j (vector, top 10); ``"s|<key>|0|0"`` waits until the subtask's indexes have
+    finished merging (between the two query passes: fresh after loading, then settled).
 
     The search is timed around ``ctx.memory.search`` (the public API; the embedder only looks
     the query's vector up) and written with the hit numbers to ``$BENCH_LTM_OUT/<thread>.jsonl``.
@@ -49,10 +50,16 @@ class LtmAgent(Agent):
                 ctx.memory.add(memory_text(m))
             return
         _mark("first_query")
+        if op == "s":
+            t0 = time.perf_counter()
+            ctx.memory._store.awaitMerges()  # the Java LongTermMemoryStore (benchmark only)
+            with open(os.path.join(os.environ["BENCH_LTM_OUT"], "merge_wait.mark"), "w") as f:
+                f.write(repr(time.perf_counter() - t0))
+            return
         t0 = time.perf_counter_ns()
         hits = ctx.memory.search(query_text(i), limit=10, mode="vector")
         us = (time.perf_counter_ns() - t0) / 1000
         found = [int(h.memory.split(" ", 1)[0][1:]) for h in hits]
         path = os.path.join(os.environ["BENCH_LTM_OUT"], f"{threading.get_ident()}.jsonl")
         with open(path, "a") as f:
-            f.write(json.dumps({"q": i, "us": us, "found": found}) + "\n")
+            f.write(json.dumps({"q": i, "pass": int(count), "us": us, "found": found}) + "\n")

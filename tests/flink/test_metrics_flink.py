@@ -112,6 +112,7 @@ def test_metrics_count_what_the_job_did(tmp_path):
         assert {k: seen.get(k) for k in expected} == expected
         assert "agent.failed_runs" not in seen
         assert seen["long_term.snapshot_bytes"] > 0 and seen["long_term.key_groups"] == KEYS
+        assert seen["long_term.segments"] >= KEYS
         # each key got 10 appends with max_items=4 and no slack: 6 evicted per key
         assert seen["history.log.evictions.drop_oldest"] == KEYS * (EVENTS // KEYS - 4)
         assert seen["short_term.reads"] >= EVENTS

@@ -138,6 +138,14 @@ public final class LongTermMemoryStore {
         return index == null ? 0 : index.deleteOldest(currentKey.key(), keep);
     }
 
+    /**
+     * Blocks until this subtask's indexes finish their background merges: benchmarks and tests
+     * call it to measure a settled index. Not needed for correctness.
+     */
+    public void awaitMerges() throws IOException {
+        indexes.awaitMerges();
+    }
+
     /** The vector dimension of the current key group's index, -1 while unknown. */
     public int dimension() throws IOException {
         KeyGroupIndex index = existing();

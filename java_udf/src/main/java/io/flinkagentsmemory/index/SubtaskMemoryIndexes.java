@@ -79,6 +79,22 @@ public final class SubtaskMemoryIndexes implements Closeable {
         return total;
     }
 
+    /** Segments over the open key-group indexes (for metrics: search cost grows with them). */
+    public synchronized int segmentCount() throws IOException {
+        int total = 0;
+        for (KeyGroupIndex index : open.values()) {
+            total += index.segmentCount();
+        }
+        return total;
+    }
+
+    /** Waits until no open index is merging (see {@link KeyGroupIndex#awaitMerges()}). */
+    public synchronized void awaitMerges() throws IOException {
+        for (KeyGroupIndex index : open.values()) {
+            index.awaitMerges();
+        }
+    }
+
     public synchronized void commitAll() throws IOException {
         for (KeyGroupIndex index : open.values()) {
             index.commit();

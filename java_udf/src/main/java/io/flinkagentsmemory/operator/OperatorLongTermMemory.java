@@ -49,6 +49,7 @@ final class OperatorLongTermMemory implements AutoCloseable {
         metrics.gauge("long_term.snapshot_ms", Math.max(hooks.lastSnapshotMillis(), 0));
         metrics.gauge("long_term.documents", indexes.numDocs());
         metrics.gauge("long_term.key_groups", indexes.openKeyGroups().size());
+        metrics.gauge("long_term.segments", indexes.segmentCount());
     }
 
     LongTermMemoryStore store() {

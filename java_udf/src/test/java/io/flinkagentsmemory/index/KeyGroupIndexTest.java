@@ -113,6 +113,9 @@ class KeyGroupIndexTest {
         assertEquals(1, index.purgeExpired(5_000));
         assertEquals(1, index.numDocs());
         assertEquals(0, index.purgeExpired(5_000));
+        // The purged document is deleted but still in its segment's points until a merge.
+        assertEquals(List.of("new"), hitIds(index.search("alice", null, unitVector(random, DIM), vec)));
+        assertEquals(1, index.count("alice", 5_000));
     }
 
     @Test
@@ -138,7 +141,9 @@ class KeyGroupIndexTest {
                 new SearchOptions(SearchOptions.Mode.VECTOR, 5, null, null, 0));
         assertEquals(5, hits.size());
         for (SearchHit h : hits) {
-            assertEquals((1 + TestDocs.dot(q, h.document().vector())) / 2, h.score(), 1e-5);
+            assertNull(h.document().vector(), "hits do not carry vectors (Python never gets them)");
+            float[] v = index.get("alice", h.document().id(), 0).vector();
+            assertEquals((1 + TestDocs.dot(q, v)) / 2, h.score(), 1e-5);
         }
         double cut = hits.get(2).score();
         List<SearchHit> above = index.search("alice", null, q,
@@ -263,6 +268,20 @@ class KeyGroupIndexTest {
         index = KeyGroupIndex.open(dir, KG, 8);
         assertEquals(DIM, index.dimension());
         assertArrayEquals(v, index.get("alice", "a", 0).vector());
+    }
+
+    @Test
+    void manySmallRefreshesSettleIntoFewSegments() throws Exception {
+        // A job refreshes the reader after every run that wrote: each refresh flushes a segment.
+        for (int run = 0; run < 60; run++) {
+            for (int i = 0; i < 20; i++) {
+                index.add(doc("r" + run + "-" + i, "alice", KG, "m", unitVector(random, DIM)));
+            }
+            index.count("alice", 0);
+        }
+        index.awaitMerges();
+        assertTrue(index.segmentCount() <= 3, "segments after merging: " + index.segmentCount());
+        assertEquals(1200, index.count("alice", 0));
     }
 
     private List<String> filtered(String json) throws Exception {
