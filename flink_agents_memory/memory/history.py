@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from ..errors import MemoryValueError
 from ..metrics import MetricsRecorder
 from . import serialization
+from .arguments import require_count
 from .retention import Entry, Retention, over_slack, retained_count, take_retained
 from .store import KeyValueStore
 
@@ -98,9 +99,7 @@ class History:
 
     def get_recent(self, n: int) -> list[Any]:
         """The newest ``n`` items, oldest first (fewer if the history holds fewer)."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise ValueError(f"get_recent(n) of history '{self.name}' needs an int n >= 0, "
-                             f"got {n!r}")
+        require_count(n, f"get_recent(n) of history '{self.name}'")
         return [serialization.loads(e.payload) for e in self._logical(limit=n)]
 
     def all(self) -> list[Any]:

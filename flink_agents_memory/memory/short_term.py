@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import MemoryPathError, MemoryValueError
 from . import serialization
+from .arguments import require_count
 from .memory_object import MemoryObject
 from .ref import MemoryRef, memory_ref
 from .store import KeyValueStore
@@ -270,8 +271,7 @@ class StoredMemoryObject(MemoryObject):
         return self._memory.delete(self._path, path)
 
     def get_recent(self, path: str, n: int) -> list[Any]:
-        if not isinstance(n, int) or n < 0:
-            raise ValueError(f"n must be a non-negative int, got {n!r}")
+        require_count(n, f"get_recent('{join(self._path, path)}', n)")
         value = self.get(path)
         if value is None:
             return []

@@ -170,3 +170,12 @@ def test_run_buffer_reads_each_path_once():
     for _ in range(5):
         root.get("x")
     assert reads == ["x"]
+
+
+@pytest.mark.parametrize("n", [-1, 1.5, "3", True])
+def test_get_recent_needs_non_negative_int(n):
+    root, _ = make_root()
+    root.set("log", [1, 2, 3])
+    with pytest.raises(ValueError, match=r"get_recent\('log', n\) needs an int n >= 0"):
+        root.get_recent("log", n)
+    assert root.get_recent("log", 2) == [2, 3]
