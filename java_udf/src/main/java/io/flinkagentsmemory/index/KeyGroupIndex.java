@@ -41,7 +41,6 @@ import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause.Occur;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.SearcherManager;
@@ -89,9 +88,10 @@ public final class KeyGroupIndex implements Closeable {
      * Every segment has its own HNSW graph and a kNN query searches each one: at 100k vectors
      * in one key, 65 segments (Lucene's default merge policy under per-run refreshes) cost
      * ~30 ms per query against ~1.5 ms for one or two. So segments up to this size all count
-     * as equal ("floor") and at most {@link #SEGMENTS_PER_TIER} of them are kept: small
-     * segments keep being merged into the big one, which Lucene does incrementally (the
-     * largest segment's graph is reused, only the others' vectors are inserted).
+     * as equal ("floor") and {@link #SEGMENTS_PER_TIER} are allowed per tier. Lucene still
+     * refuses a merge that does not grow its biggest input by half (no quadratic rewriting),
+     * so a settled index keeps a few segments of falling sizes; merges reuse the largest input's
+     * graph and insert only the other vectors.
      */
     static final double FLOOR_SEGMENT_MB = 1024;
 
@@ -427,7 +427,7 @@ public final class KeyGroupIndex implements Closeable {
         }
         requireMatchingDimension(vector.length);
         int candidates = Math.max(k, MIN_VECTOR_CANDIDATES);
-        ScoreDoc[] hits = s.search(new KnnFloatVectorQuery(VECTOR, vector, candidates, filter), k).scoreDocs;
+        ScoreDoc[] hits = s.search(new SegmentScaledKnnQuery(VECTOR, vector, candidates, k, filter), k).scoreDocs;
         return List.of(hits);
     }
 
