@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from ..errors import MemoryValueError
 from ..metrics import MetricsRecorder
 from . import serialization
-from .arguments import require_count
+from .recent import newest, require_count
 from .retention import Entry, Retention, over_slack, retained_count, take_retained
 from .store import KeyValueStore
 
@@ -46,7 +46,7 @@ class PyListBackend:
         return list(self.values)
 
     def tail(self, n: int) -> list[str]:
-        return self.values[max(0, len(self.values) - n):] if n > 0 else []
+        return newest(self.values, n)
 
     def add_all(self, values: list[str]) -> None:
         self.values.extend(values)
@@ -146,7 +146,7 @@ class History:
         if n <= 0 or self._cleared:
             return []
         if self._physical is not None:
-            return self._physical[max(0, len(self._physical) - n):]
+            return newest(self._physical, n)
         return self._backend.tail(n)
 
     def _stored(self) -> list[Entry]:

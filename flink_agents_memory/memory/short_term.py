@@ -18,8 +18,8 @@ from typing import Any
 
 from ..errors import MemoryPathError, MemoryValueError
 from . import serialization
-from .arguments import require_count
 from .memory_object import MemoryObject
+from .recent import newest, require_count
 from .ref import MemoryRef, memory_ref
 from .store import KeyValueStore
 
@@ -280,7 +280,7 @@ class StoredMemoryObject(MemoryObject):
                 f"get_recent needs a list at '{join(self._path, path)}', "
                 f"found {type(value).__name__}"
             )
-        return value[-n:] if n else []
+        return newest(value, n)
 
     def __repr__(self) -> str:
         return f"MemoryObject(path={self._path!r}, fields={self.get_field_names()!r})"

@@ -12,6 +12,7 @@ from pyflink.datastream.state import ListStateDescriptor, MapStateDescriptor
 
 from ..agent import Agent
 from ..errors import ConfigurationError
+from ..memory.recent import newest
 from ..memory.sensory import storable
 from ..memory.serialization import dumps, register_type
 from ..memory.store import MapStateStore
@@ -49,8 +50,7 @@ class FlinkListState:
 
     def tail(self, n: int) -> list[str]:
         if self._list_tail is None:  # not hosted by MemoryAgentOperator
-            values = list(self._state.get() or [])
-            return values[max(0, len(values) - n):] if n > 0 else []
+            return newest(list(self._state.get() or []), n)
         return list(self._list_tail.tail(self._java_state, n))
 
     def add_all(self, values: list[str]) -> None:

@@ -427,7 +427,8 @@ public final class KeyGroupIndex implements Closeable {
         }
         requireMatchingDimension(vector.length);
         int candidates = Math.max(k, MIN_VECTOR_CANDIDATES);
-        ScoreDoc[] hits = s.search(new SegmentScaledKnnQuery(VECTOR, vector, candidates, k, filter), k).scoreDocs;
+        Query knn = new SegmentScaledKnnQuery(s.getIndexReader(), VECTOR, vector, candidates, k, filter);
+        ScoreDoc[] hits = s.search(knn, k).scoreDocs;
         return List.of(hits);
     }
 

@@ -3,9 +3,9 @@ package io.flinkagentsmemory.index;
 import java.io.IOException;
 
 import org.apache.lucene.index.FloatVectorValues;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.TopDocs;
@@ -27,11 +27,15 @@ final class SegmentScaledKnnQuery extends KnnFloatVectorQuery {
 
     private final float[] target;
     private final int limit;
+    /** Vectors in the reader's largest segment, counted once per query, not once per segment. */
+    private final int largest;
 
-    SegmentScaledKnnQuery(String field, float[] target, int candidates, int limit, Query filter) {
+    SegmentScaledKnnQuery(IndexReader reader, String field, float[] target, int candidates, int limit,
+            Query filter) throws IOException {
         super(field, target, candidates, filter);
         this.target = target;
         this.limit = limit;
+        this.largest = largestSegment(reader, field);
     }
 
     /** The beam for a segment of {@code vectors} when the largest one holds {@code largest}. */
@@ -51,16 +55,15 @@ final class SegmentScaledKnnQuery extends KnnFloatVectorQuery {
         if (values == null || values.size() == 0) {
             return TopDocsCollector.EMPTY_TOPDOCS;
         }
-        TopKnnCollector collector = new TopKnnCollector(
-                beam(k, limit, values.size(), largestSegment(context)), visitedLimit);
+        TopKnnCollector collector = new TopKnnCollector(beam(k, limit, values.size(), largest), visitedLimit);
         reader.searchNearestVectors(field, target, collector, acceptDocs);
         TopDocs results = collector.topDocs();
         return results != null ? results : TopDocsCollector.EMPTY_TOPDOCS;
     }
 
-    private int largestSegment(LeafReaderContext context) throws IOException {
+    private static int largestSegment(IndexReader reader, String field) throws IOException {
         int largest = 0;
-        for (LeafReaderContext leaf : ReaderUtil.getTopLevelContext(context).leaves()) {
+        for (LeafReaderContext leaf : reader.leaves()) {
             FloatVectorValues values = leaf.reader().getFloatVectorValues(field);
             if (values != null) {
                 largest = Math.max(largest, values.size());
