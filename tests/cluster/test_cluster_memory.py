@@ -174,9 +174,12 @@ def test_rescale_through_stop_with_savepoint_2_3_1(flink_cluster, oracle, tmp_pa
 
 def test_kill_9_taskmanager_restores_all_memory(flink_cluster, oracle, tmp_path):
     out, checkpoints = tmp_path / "digests", tmp_path / "checkpoints"
+    # Until the heartbeat times out, the JobManager keeps redeploying to the killed TaskManager
+    # and each attempt fails at once (500 ms apart): the restart budget must outlast that.
+    restarts = flink_cluster.heartbeat_timeout_ms // 500 + 5
     job_id = submit(flink_cluster, out, "--throttle-ms", str(THROTTLE_MS),
                     "--checkpoint-dir", str(checkpoints), "--interval-ms", "500",
-                    "--restarts", "5", parallelism=2)
+                    "--restarts", str(restarts), parallelism=2)
     cluster.wait_job(flink_cluster, job_id, states=("RUNNING",))
     wait_until(lambda: completed_checkpoints(flink_cluster, job_id)["counts"]["completed"] >= 1
                and progress(out) >= N // 3, JOB_TIMEOUT, "a completed checkpoint mid-stream")
