@@ -23,10 +23,10 @@ import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
-import org.apache.lucene.index.ConcurrentMergeScheduler;
 import org.apache.lucene.index.FieldInfo;
 import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.IndexCommit;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.KeepOnlyLastCommitDeletionPolicy;
@@ -36,7 +36,6 @@ import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.SnapshotDeletionPolicy;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
-import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause.Occur;
 import org.apache.lucene.search.BooleanQuery;
@@ -90,12 +89,20 @@ public final class KeyGroupIndex implements Closeable {
      * ~30 ms per query against ~1.5 ms for one or two. So segments up to this size all count
      * as equal ("floor") and {@link #SEGMENTS_PER_TIER} are allowed per tier. Lucene still
      * refuses a merge that does not grow its biggest input by half (no quadratic rewriting),
-     * so a settled index keeps a few segments of falling sizes; merges reuse the largest input's
-     * graph and insert only the other vectors.
+     * so while it is written the index keeps a few segments of falling sizes; once quiet for
+     * {@link #DEFAULT_QUIET_MILLIS} they are folded into one ({@link FoldingMergePolicy}).
      */
     static final double FLOOR_SEGMENT_MB = 1024;
 
     static final double SEGMENTS_PER_TIER = 2;
+
+    /**
+     * An index with no write for this long folds its segments into one at its next read. Short
+     * enough that an index loaded in a burst is searched as one segment seconds later; long
+     * enough that a steady stream of writes (each run's refresh flushes a segment) never
+     * rewrites the largest segment for every few new documents.
+     */
+    public static final long DEFAULT_QUIET_MILLIS = 5_000;
 
     /** Keeps a long query text under Lucene's clause limit (1024). */
     static final int MAX_QUERY_TERMS = 256;
@@ -106,20 +113,30 @@ public final class KeyGroupIndex implements Closeable {
     private final SnapshotDeletionPolicy snapshots;
     private final IndexWriter writer;
     private final SearcherManager searchers;
+    private final FoldingMergePolicy merges;
+    private final MergeSignallingScheduler mergeScheduler = new MergeSignallingScheduler();
+    private final long quietNanos;
     private boolean stale;
     private int dimension;
+    /** Time of the last write; a fold is due once it is {@link #quietNanos} old, if still armed. */
+    private long lastWriteNanos = System.nanoTime();
+    private boolean foldArmed = true;
 
-    private KeyGroupIndex(int keyGroup, Directory directory, double ramBufferMb) throws IOException {
+    private KeyGroupIndex(int keyGroup, Directory directory, double ramBufferMb, long quietMillis)
+            throws IOException {
+        if (quietMillis < 0) {
+            throw new IllegalArgumentException("quiet period must not be negative, got " + quietMillis);
+        }
         this.keyGroup = keyGroup;
         this.directory = directory;
+        this.quietNanos = quietMillis * 1_000_000L;
         this.snapshots = new SnapshotDeletionPolicy(new KeepOnlyLastCommitDeletionPolicy());
-        TieredMergePolicy merges = new TieredMergePolicy();
-        merges.setFloorSegmentMB(FLOOR_SEGMENT_MB);
-        merges.setSegmentsPerTier(SEGMENTS_PER_TIER);
+        this.merges = FoldingMergePolicy.withTieredDefaults(FLOOR_SEGMENT_MB, SEGMENTS_PER_TIER);
         IndexWriterConfig config = new IndexWriterConfig(analyzer)
                 .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
                 .setRAMBufferSizeMB(ramBufferMb)
                 .setMergePolicy(merges)
+                .setMergeScheduler(mergeScheduler)
                 .setIndexDeletionPolicy(snapshots);
         this.writer = new IndexWriter(directory, config);
         // A new index needs a first commit, or there is nothing to snapshot.
@@ -130,9 +147,15 @@ public final class KeyGroupIndex implements Closeable {
 
     /** Opens (or creates) the index of {@code keyGroup} in {@code path}. */
     public static KeyGroupIndex open(Path path, int keyGroup, double ramBufferMb) throws IOException {
+        return open(path, keyGroup, ramBufferMb, DEFAULT_QUIET_MILLIS);
+    }
+
+    /** As {@link #open(Path, int, double)}, folding segments after {@code quietMillis} without writes. */
+    public static KeyGroupIndex open(Path path, int keyGroup, double ramBufferMb, long quietMillis)
+            throws IOException {
         Directory dir = FSDirectory.open(path);
         try {
-            return new KeyGroupIndex(keyGroup, dir, ramBufferMb);
+            return new KeyGroupIndex(keyGroup, dir, ramBufferMb, quietMillis);
         } catch (IOException | RuntimeException e) {
             dir.close();
             throw e;
@@ -159,7 +182,7 @@ public final class KeyGroupIndex implements Closeable {
         for (MemoryDocument doc : docs) {
             writer.updateDocument(keyIdTerm(doc.key(), doc.id()), toLucene(doc));
         }
-        stale = true;
+        wrote();
     }
 
     /**
@@ -177,7 +200,7 @@ public final class KeyGroupIndex implements Closeable {
         }
         validate(List.of(replacement));
         writer.updateDocument(keyIdTerm(key, id), toLucene(replacement));
-        stale = true;
+        wrote();
         return true;
     }
 
@@ -186,7 +209,7 @@ public final class KeyGroupIndex implements Closeable {
             return false;
         }
         writer.deleteDocuments(keyIdTerm(key, id));
-        stale = true;
+        wrote();
         return true;
     }
 
@@ -241,10 +264,11 @@ public final class KeyGroupIndex implements Closeable {
         IndexSearcher s = acquire();
         try {
             Query filter = filter(s, key, options.nowMillis(), options.filters());
+            Query vectorFilter = filtersNothing(s, key, options) ? null : filter;
             List<ScoreDoc> ranked = switch (options.mode()) {
-                case VECTOR -> vectorHits(s, filter, queryVector, options.limit());
+                case VECTOR -> vectorHits(s, vectorFilter, queryVector, options.limit());
                 case KEYWORD -> keywordHits(s, filter, queryText, options.limit());
-                case HYBRID -> fuse(s, filter, queryText, queryVector, options.limit());
+                case HYBRID -> fuse(s, vectorFilter, filter, queryText, queryVector, options.limit());
             };
             List<SearchHit> out = new ArrayList<>();
             StoredFields fields = s.storedFields();
@@ -274,7 +298,7 @@ public final class KeyGroupIndex implements Closeable {
         }
         if (n > 0) {
             writer.deleteDocuments(expired);
-            stale = true;
+            wrote();
         }
         return n;
     }
@@ -305,7 +329,7 @@ public final class KeyGroupIndex implements Closeable {
         for (String id : victims) {
             writer.deleteDocuments(keyIdTerm(key, id));
         }
-        stale = true;
+        wrote();
         return victims.size();
     }
 
@@ -330,14 +354,16 @@ public final class KeyGroupIndex implements Closeable {
     }
 
     /**
-     * Blocks until no merge is running or pending (benchmarks and tests measure a settled
-     * index with it; merges otherwise run in the background).
+     * Blocks until no merge is running or pending, the fold of a quiet index included
+     * (benchmarks and tests measure a settled index with it; merges otherwise run in the
+     * background and the next read picks their result up).
      */
     public void awaitMerges() throws IOException {
-        ConcurrentMergeScheduler scheduler = (ConcurrentMergeScheduler) writer.getConfig().getMergeScheduler();
-        writer.maybeMerge();
+        if (!maybeFold()) {
+            writer.maybeMerge();
+        }
         while (true) {
-            scheduler.sync();
+            mergeScheduler.sync();
             if (!writer.hasPendingMerges() && writer.getMergingSegments().isEmpty()) {
                 break;
             }
@@ -348,7 +374,6 @@ public final class KeyGroupIndex implements Closeable {
                 throw new IOException("interrupted while waiting for merges", e);
             }
         }
-        stale = true;
     }
 
     public void commit() throws IOException {
@@ -388,12 +413,30 @@ public final class KeyGroupIndex implements Closeable {
 
     // ---- reads ----------------------------------------------------------------------------
 
+    /** The current searcher: refreshed after writes and finished merges; may ask for a fold. */
     private IndexSearcher acquire() throws IOException {
-        if (stale) {
+        boolean merged = mergeScheduler.takeFinished();
+        if (stale || merged) {
+            // Flushes buffered writes into a segment, so a fold asked for below includes them.
             searchers.maybeRefreshBlocking();
             stale = false;
         }
+        maybeFold();
         return searchers.acquire();
+    }
+
+    /**
+     * Asks for the fold of a quiet index (once per quiet period); the merge runs in the
+     * background. True if it asked.
+     */
+    private boolean maybeFold() throws IOException {
+        if (!foldArmed || System.nanoTime() - lastWriteNanos < quietNanos) {
+            return false;
+        }
+        foldArmed = false;
+        merges.requestFold();
+        writer.maybeMerge();
+        return true;
     }
 
     /** A query built against the searcher it runs on (the filter depends on its documents). */
@@ -420,6 +463,7 @@ public final class KeyGroupIndex implements Closeable {
                 .build());
     }
 
+    /** kNN hits; {@code filter} null searches every live document. */
     private List<ScoreDoc> vectorHits(IndexSearcher s, Query filter, float[] vector, int k) throws IOException {
         requirePositive(k);
         if (dimension() == -1) {
@@ -447,12 +491,12 @@ public final class KeyGroupIndex implements Closeable {
         return List.of(s.search(b.build(), k).scoreDocs);
     }
 
-    private List<ScoreDoc> fuse(IndexSearcher s, Query filter, String text, float[] vector, int limit)
-            throws IOException {
+    private List<ScoreDoc> fuse(IndexSearcher s, Query vectorFilter, Query filter, String text, float[] vector,
+            int limit) throws IOException {
         int candidates = Math.max(limit * 4, 20);
         Map<Integer, Double> fused = new HashMap<>();
         for (List<ScoreDoc> list : List.of(
-                vectorHits(s, filter, vector, candidates), keywordHits(s, filter, text, candidates))) {
+                vectorHits(s, vectorFilter, vector, candidates), keywordHits(s, filter, text, candidates))) {
             for (int rank = 1; rank <= list.size(); rank++) {
                 fused.merge(list.get(rank - 1).doc, 1.0 / (RRF_K + rank), Double::sum);
             }
@@ -530,6 +574,14 @@ public final class KeyGroupIndex implements Closeable {
     }
 
     // ---- writes ---------------------------------------------------------------------------
+
+    /** After every write: the reader is stale, and the index is not quiet (no fold under writes). */
+    private void wrote() {
+        stale = true;
+        lastWriteNanos = System.nanoTime();
+        foldArmed = true;
+        merges.cancelFold();
+    }
 
     /** Checks key group, metadata, unit length and dimension of all docs; fixes the dimension only if all pass. */
     private synchronized void validate(List<MemoryDocument> docs) {
@@ -618,6 +670,21 @@ public final class KeyGroupIndex implements Closeable {
             b.add(q, Occur.FILTER);
         }
         return b.build();
+    }
+
+    /**
+     * Whether the filter of a search would keep every live document: the key holds every
+     * document of the index (deleted ones included, as docFreq counts them), no metadata filter,
+     * nothing expired. A kNN query is then run without a filter: a filtered one collects the
+     * filter's matches into a bit set per segment, which measured 0.70 ms against 0.32 ms per
+     * search at 100k documents in one segment (0.84 against 1.22 ms with cold CPU caches).
+     */
+    private static boolean filtersNothing(IndexSearcher s, String key, SearchOptions options)
+            throws IOException {
+        IndexReader reader = s.getIndexReader();
+        return options.filters().isEmpty()
+                && reader.docFreq(new Term(KEY, key)) == reader.maxDoc()
+                && !anyExpired(s, options.nowMillis());
     }
 
     /** Whether a live document of any key has expired by {@code nowMillis}. */

@@ -60,6 +60,11 @@ public final class MetadataFilter {
         return clauses.isEmpty() ? NONE : new MetadataFilter(List.copyOf(clauses));
     }
 
+    /** True when there is no clause: every document of the key passes. */
+    boolean isEmpty() {
+        return clauses.isEmpty();
+    }
+
     /** Adds this filter's clauses (FILTER / MUST_NOT, never scoring) to {@code builder}. */
     void addTo(BooleanQuery.Builder builder) {
         for (Clause c : clauses) {

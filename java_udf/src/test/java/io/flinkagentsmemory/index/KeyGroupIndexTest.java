@@ -96,6 +96,21 @@ class KeyGroupIndexTest {
     }
 
     @Test
+    void aKeyHoldingTheWholeIndexIsStillIsolatedOnceAnotherKeyArrives() throws Exception {
+        // While alice holds every document, vector search runs without the key filter.
+        float[] q = unitVector(random, DIM);
+        index.add(doc("a", "alice", KG, "alice's", unitVector(random, DIM)));
+        SearchOptions vec = new SearchOptions(SearchOptions.Mode.VECTOR, 10, null, null, 0);
+        assertEquals(List.of("a"), hitIds(index.search("alice", null, q, vec)));
+        assertEquals(List.of(), hitIds(index.search("bob", null, q, vec)));
+        index.add(doc("b", "bob", KG, "bob's", q));
+        assertEquals(List.of("a"), hitIds(index.search("alice", null, q, vec)));
+        assertEquals(List.of("b"), hitIds(index.search("bob", null, q, vec)));
+        SearchOptions hybrid = new SearchOptions(SearchOptions.Mode.HYBRID, 10, null, null, 0);
+        assertEquals(List.of("a"), hitIds(index.search("alice", "bob's", q, hybrid)));
+    }
+
+    @Test
     void expiredDocumentsAreNeverReturnedAndPurged() throws Exception {
         index.add(doc("old", "alice", KG, "short lived tea", unitVector(random, DIM), "{}", 1_000, "2024-01-01T00:00:00Z"));
         index.add(doc("new", "alice", KG, "forever tea", unitVector(random, DIM)));

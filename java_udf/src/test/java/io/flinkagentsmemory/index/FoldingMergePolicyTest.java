@@ -1,0 +1,106 @@
+package io.flinkagentsmemory.index;
+
+import static io.flinkagentsmemory.index.TestDocs.doc;
+import static io.flinkagentsmemory.index.TestDocs.unitVector;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Quiet indexes fold into one segment (a kNN query searches every segment's graph); a largest
+ * segment with deletions is left as it is (its graph could not be reused).
+ */
+class FoldingMergePolicyTest {
+
+    private static final int KG = 3;
+    private static final int DIM = 8;
+    private static final long NEVER_QUIET = 3_600_000;
+
+    @TempDir
+    Path dir;
+
+    private final Random random = new Random(7);
+
+    @Test
+    void tieredMergingAloneLeavesTwoSegments() throws Exception {
+        try (KeyGroupIndex index = KeyGroupIndex.open(dir, KG, 8, NEVER_QUIET)) {
+            bigThenSmallRuns(index, false);
+            index.awaitMerges();
+            assertEquals(2, index.segmentCount(), "tiered merging keeps the big segment apart");
+            assertEquals(2030, index.count("alice", 0));
+        }
+    }
+
+    @Test
+    void aQuietIndexIsFoldedIntoOneSegment() throws Exception {
+        try (KeyGroupIndex index = KeyGroupIndex.open(dir, KG, 8, 0)) {
+            List<float[]> vectors = bigThenSmallRuns(index, false);
+            index.awaitMerges();
+            // No write since: the merged segment is searched because the merge finished.
+            assertEquals(1, index.segmentCount());
+            assertEquals(2030, index.count("alice", 0));
+            for (int i : new int[] {0, 1999, 2000, 2029}) {
+                List<SearchHit> hits = index.search("alice", null, vectors.get(i),
+                        new SearchOptions(SearchOptions.Mode.VECTOR, 1, null, MetadataFilter.none(), 0));
+                assertEquals(idOf(i), hits.get(0).document().id());
+            }
+        }
+    }
+
+    @Test
+    void aLargestSegmentWithDeletionsIsNotRewritten() throws Exception {
+        try (KeyGroupIndex index = KeyGroupIndex.open(dir, KG, 8, 0)) {
+            bigThenSmallRuns(index, true);
+            index.awaitMerges();
+            assertEquals(2, index.segmentCount(), "the small segments are folded beside the big one");
+            assertEquals(2029, index.count("alice", 0));
+        }
+    }
+
+    @Test
+    void aNegativeQuietPeriodIsRejected() {
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> KeyGroupIndex.open(dir, KG, 8, -1));
+        assertEquals("quiet period must not be negative, got -1", e.getMessage());
+    }
+
+    /**
+     * One segment of 2,000 documents, then three runs of 10, each refreshed like a job's runs
+     * (a read after the writes); optionally a document of the big segment is deleted first.
+     */
+    private List<float[]> bigThenSmallRuns(KeyGroupIndex index, boolean deleteFromBig) throws Exception {
+        List<float[]> vectors = new ArrayList<>();
+        List<MemoryDocument> big = new ArrayList<>();
+        for (int i = 0; i < 2000; i++) {
+            vectors.add(unitVector(random, DIM));
+            big.add(doc(idOf(i), "alice", KG, "m" + i, vectors.get(i)));
+        }
+        index.addAll(big);
+        index.count("alice", 0);
+        if (deleteFromBig) {
+            index.delete("alice", idOf(5));
+            index.count("alice", 0);
+        }
+        for (int run = 0; run < 3; run++) {
+            List<MemoryDocument> small = new ArrayList<>();
+            for (int j = 0; j < 10; j++) {
+                int i = vectors.size();
+                vectors.add(unitVector(random, DIM));
+                small.add(doc(idOf(i), "alice", KG, "m" + i, vectors.get(i)));
+            }
+            index.addAll(small);
+            index.count("alice", 0);
+        }
+        return vectors;
+    }
+
+    private static String idOf(int i) {
+        return "d" + i;
+    }
+}
