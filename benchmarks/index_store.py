@@ -19,6 +19,8 @@ from pyflink.util.java_utils import add_jars_to_context_class_loader
 
 from flink_agents_memory.runtime.jars import operator_jar
 
+from .peers.ltm_agents_ours import QUIET_S
+
 
 def key_group(key: str, max_parallelism: int = 128) -> int:
     return zlib.crc32(key.encode()) % max_parallelism
@@ -61,7 +63,9 @@ class IndexStore:
         self.indexes.commitAll()
 
     def await_merges(self) -> float:
-        """Wait for Lucene's background merges; seconds waited."""
+        """Leave the index quiet (so it folds into one segment), then wait for Lucene's
+        background merges; seconds waited after the quiet period."""
+        time.sleep(QUIET_S)
         t0 = time.perf_counter()
         self.store.awaitMerges()
         return time.perf_counter() - t0
