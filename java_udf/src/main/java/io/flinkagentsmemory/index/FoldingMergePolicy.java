@@ -18,9 +18,9 @@ import org.apache.lucene.index.TieredMergePolicy;
  * <p>Every segment has its own HNSW graph and a kNN query searches each of them. Tiered merging
  * refuses a merge that does not grow its biggest input by half (against quadratic rewriting
  * under steady writes), so a 100k-vector index loaded in small runs keeps 3 to 5 segments, and
- * a search pays for each. A fold while nothing is written costs one rewrite of the largest segment's files,
- * but Lucene seeds the merged graph with the largest segment's graph and inserts only the other
- * segments' vectors. That reuse needs the largest segment to have no deletions, so when it has
+ * a search pays for each. A fold while nothing is written costs one rewrite of the largest
+ * segment's files, but Lucene seeds the merged graph with the largest segment's graph and
+ * inserts only the other segments' vectors. That reuse needs the largest segment to have no deletions, so when it has
  * some, only the other segments are folded (into one beside it): rebuilding the big graph costs
  * minutes of CPU, and tiered merging reclaims its deletions once they pass its threshold.
  */

@@ -3,6 +3,7 @@ package io.flinkagentsmemory.index;
 import static io.flinkagentsmemory.index.TestDocs.doc;
 import static io.flinkagentsmemory.index.TestDocs.unitVector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -65,8 +66,8 @@ class FoldingMergePolicyTest {
 
     @Test
     void aNegativeQuietPeriodIsRejected() {
-        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
-                IllegalArgumentException.class, () -> KeyGroupIndex.open(dir, KG, 8, -1));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> KeyGroupIndex.open(dir, KG, 8, -1));
         assertEquals("quiet period must not be negative, got -1", e.getMessage());
     }
 
