@@ -1,6 +1,6 @@
-"""Seed 003's AgentWithMemory, end to end: memory (recent history and semantic search of this
-user's past interactions) plus shared knowledge (a Chroma server), then a response, then the
-interaction stored as a new memory.
+"""The memory system design's AgentWithMemory, end to end: memory (recent memories and
+semantic search of this user's past interactions) plus shared knowledge (a Chroma server),
+then a response, then the interaction stored as a new memory.
 
 Run with ``make demo-memory`` (starts a Chroma server on a free loopback port, ingests
 ``examples/data/``, runs this job on a MiniCluster, stops the server), or by hand::
@@ -29,14 +29,17 @@ from pyflink.datastream import StreamExecutionEnvironment
 from flink_agents_memory import (
     Agent,
     AgentsExecutionEnvironment,
+    HashingEmbedder,
     InputEvent,
+    KnowledgeBase,
+    KnowledgeItem,
+    LongTermMemoryConfig,
+    MemoryItem,
+    OpenAICompatibleLLM,
     OutputEvent,
+    RunnerContext,
     action,
 )
-from flink_agents_memory.knowledge import KnowledgeBase, KnowledgeItem
-from flink_agents_memory.memory.items import MemoryItem
-from flink_agents_memory.memory.long_term import LongTermMemoryConfig
-from flink_agents_memory.models import HashingEmbedder, OpenAICompatibleLLM
 
 MESSAGES = [
     "alice|How does Flink restore state after a failure?",
@@ -74,7 +77,7 @@ def llm_from_env() -> OpenAICompatibleLLM | None:
 
 
 class AgentWithMemory(Agent):
-    """Flink agent with memory and shared knowledge (seed 003 AgentWithMemory)."""
+    """Flink agent with memory and shared knowledge (the design's AgentWithMemory)."""
 
     long_term_memory = LongTermMemoryConfig(embedder=HashingEmbedder(256))
 
@@ -101,9 +104,9 @@ class AgentWithMemory(Agent):
         ])
 
     @action(InputEvent)
-    def process_event(self, event: InputEvent, ctx) -> None:
+    def process_event(self, event: InputEvent, ctx: RunnerContext) -> None:
         user, text = event.input.split("|", 1)
-        recent_history = ctx.memory.get_history(5)
+        recent_history = ctx.memory.recent_memories(5)
         relevant_memories = ctx.memory.search(text, limit=10)
         knowledge_context = ctx.search_knowledge(text, limit=5)
         response = self.generate_response(text, recent_history, relevant_memories,

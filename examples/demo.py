@@ -15,6 +15,7 @@ from flink_agents_memory import (
     Event,
     InputEvent,
     OutputEvent,
+    RunnerContext,
     action,
 )
 
@@ -38,13 +39,13 @@ class GreeterAgent(Agent):
 
     @action(InputEvent)
     @staticmethod
-    def parse(event: InputEvent, ctx) -> None:
+    def parse(event: InputEvent, ctx: RunnerContext) -> None:
         user, text = event.input.split("|", 1)
         ctx.send_event(Message(user=user, text=text))
 
     @action(Message)
     @staticmethod
-    def answer(event: Message, ctx) -> None:
+    def answer(event: Message, ctx: RunnerContext) -> None:
         stm = ctx.get_short_term_memory()
         count = (stm.get("stats.messages") or 0) + 1
         stm.set("stats.messages", count)

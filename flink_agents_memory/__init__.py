@@ -1,12 +1,26 @@
-"""flink_agents_memory: memory for event-driven agents that lives inside Apache Flink."""
+"""flink_agents_memory: memory for event-driven agents that lives inside Apache Flink.
+
+This package is the whole user API: agents and actions, the context an action sees, events,
+errors, every configuration type, the memory interfaces, knowledge bases and the models.
+Declaring an agent imports neither PyFlink nor numpy: the job builder's Flink implementation
+registers itself on first use (see environment.py), and the names in ``_LAZY`` (embedders,
+LLM clients, knowledge bases, the local runner) load their modules when first touched.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from .agent import Agent, action
 from .context import RunnerContext
+from .environment import AgentBuilder, AgentsExecutionEnvironment
 from .errors import (
     ActionFailedError,
     AgentDefinitionError,
     ConfigurationError,
     FlinkAgentsMemoryError,
+    MemoryNotFoundError,
     MemoryPathError,
     MemoryValueError,
     RunawayRunError,
@@ -15,17 +29,48 @@ from .errors import (
 )
 from .events import Event, InputEvent, OutputEvent
 from .memory.audit import MemoryEvent
+from .memory.history import History
 from .memory.items import MemoryAPI, MemoryItem
-from .memory.long_term import LongTermMemoryConfig, MemoryNotFoundError
+from .memory.long_term_config import LongTermMemoryConfig
 from .memory.memory_object import MemoryObject
 from .memory.ref import MemoryRef
 from .memory.retention import Retention
 from .memory.serialization import register_type
 from .runtime.config import AgentConfig
-from .runtime.environment import AgentBuilder, AgentsExecutionEnvironment
 from .runtime.state_ttl import StateTtl
 
+if TYPE_CHECKING:
+    from .knowledge.base import KnowledgeBase
+    from .knowledge.items import KnowledgeItem
+    from .models.embedders import Embedder, HashingEmbedder, MiniLMEmbedder, OpenAIEmbedder
+    from .models.llm import LLM, OpenAICompatibleLLM
+    from .runtime.local import LocalAgentRunner
+
+#: Names whose modules need numpy (or more); loaded on first access.
+_LAZY = {
+    "KnowledgeBase": ".knowledge.base",
+    "KnowledgeItem": ".knowledge.items",
+    "Embedder": ".models.embedders",
+    "HashingEmbedder": ".models.embedders",
+    "MiniLMEmbedder": ".models.embedders",
+    "OpenAIEmbedder": ".models.embedders",
+    "LLM": ".models.llm",
+    "OpenAICompatibleLLM": ".models.llm",
+    "LocalAgentRunner": ".runtime.local",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
+    "LLM",
     "ActionFailedError",
     "Agent",
     "AgentBuilder",
@@ -33,9 +78,15 @@ __all__ = [
     "AgentDefinitionError",
     "AgentsExecutionEnvironment",
     "ConfigurationError",
+    "Embedder",
     "Event",
     "FlinkAgentsMemoryError",
+    "HashingEmbedder",
+    "History",
     "InputEvent",
+    "KnowledgeBase",
+    "KnowledgeItem",
+    "LocalAgentRunner",
     "LongTermMemoryConfig",
     "MemoryAPI",
     "MemoryEvent",
@@ -45,6 +96,9 @@ __all__ = [
     "MemoryPathError",
     "MemoryRef",
     "MemoryValueError",
+    "MiniLMEmbedder",
+    "OpenAICompatibleLLM",
+    "OpenAIEmbedder",
     "OutputEvent",
     "Retention",
     "RunError",

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .errors import AgentDefinitionError
 from .events import Event
-from .memory.long_term import LongTermMemoryConfig
+from .memory.list_retention import check_rule
+from .memory.long_term_config import LongTermMemoryConfig
 from .memory.retention import Retention
 
 if TYPE_CHECKING:
@@ -66,10 +67,16 @@ class Agent:
     #: ``histories = {"chat": Retention(max_items=50, max_tokens=4000)}``.
     histories: ClassVar[dict[str, Retention]] = {}
 
+    #: Retention of list fields of short-term memory, by path (``*`` matches one segment):
+    #: ``short_term_retention = {"conv.messages": Retention(max_items=20)}``. A list set at a
+    #: matching path keeps its newest items that fit; older ones are dropped, reduced or moved
+    #: to long-term memory (``Retention.on_overflow``).
+    short_term_retention: ClassVar[dict[str, Retention]] = {}
+
     #: Long-term memory settings (embedder, LLM for add_messages, TTL, limits).
     long_term_memory: ClassVar[LongTermMemoryConfig] = LongTermMemoryConfig()
 
-    #: Shared knowledge bases (seed 003 Knowledge) searched by ``ctx.search_knowledge``:
+    #: Shared knowledge bases searched by ``ctx.search_knowledge``:
     #: ``knowledge_bases = [KnowledgeBase("http://127.0.0.1:8000")]``. They are pickled with
     #: the agent and connect on first use in the TaskManager. A class attribute of a class
     #: defined in an importable module is re-read on import there, so when the service URL is
@@ -90,6 +97,15 @@ class Agent:
                     f"history {name!r} of {type(self).__name__} must map to a Retention, "
                     f"got {retention!r}"
                 )
+        if not isinstance(self.short_term_retention, dict):
+            raise AgentDefinitionError(
+                f"{type(self).__name__}.short_term_retention must be a dict of path to Retention"
+            )
+        for pattern, retention in self.short_term_retention.items():
+            problem = check_rule(pattern, retention)
+            if problem is not None:
+                raise AgentDefinitionError(
+                    f"short_term_retention of {type(self).__name__}: {problem}")
         if not isinstance(self.long_term_memory, LongTermMemoryConfig):
             raise AgentDefinitionError(
                 f"{type(self).__name__}.long_term_memory must be a LongTermMemoryConfig"

@@ -1,4 +1,10 @@
-"""RunnerContext: what an action sees of the runtime (seed 000 and seed 003)."""
+"""RunnerContext: what an action sees of the runtime, for the run's key.
+
+Names follow the short-term memory design (``get_short_term_memory``) and the memory system
+design (``memory``, ``search_knowledge``). ``history(name)`` of those designs is kept as an
+alias of :meth:`RunnerContext.named_history`, whose name says that it is a declared history
+and not the long-term memory's ``get_history`` or ``history(id)``.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,8 @@ from .memory.memory_object import MemoryObject
 
 if TYPE_CHECKING:
     from .knowledge.items import KnowledgeItem
+    from .memory.history import History
+    from .memory.items import MemoryAPI
 
 
 class RunnerContext(ABC):
@@ -27,6 +35,25 @@ class RunnerContext(ABC):
     @abstractmethod
     def get_short_term_memory(self) -> MemoryObject:
         """The root object of this key's short-term memory."""
+
+    @property
+    @abstractmethod
+    def memory(self) -> MemoryAPI:
+        """This key's long-term memory: add, update, delete, get, search, recent memories and
+        the audit trail."""
+
+    @abstractmethod
+    def named_history(self, name: str) -> History:
+        """The history ``name`` declared in the agent's ``histories`` (a keyed ring buffer)."""
+
+    def history(self, name: str) -> History:
+        """Alias of :meth:`named_history` (the name the designs use)."""
+        return self.named_history(name)
+
+    @abstractmethod
+    def now_ms(self) -> int:
+        """The run's clock in epoch milliseconds: processing time, or the element's event time
+        under ``AgentConfig(retention_time="event")``."""
 
     @abstractmethod
     def search_knowledge(self, query: str, source: str | None = None,

@@ -19,6 +19,10 @@ class MemoryValueError(FlinkAgentsMemoryError, ValueError):
     """A value that cannot be stored (too large, or not decodable into its stored type)."""
 
 
+class MemoryNotFoundError(MemoryValueError, KeyError):
+    """No long-term memory with that id for the current key."""
+
+
 class AgentDefinitionError(FlinkAgentsMemoryError, TypeError):
     """An agent whose actions or declarations are not well-formed."""
 

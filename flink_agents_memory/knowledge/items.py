@@ -1,4 +1,5 @@
-"""KnowledgeItem: one search result of a knowledge base (seed 003)."""
+"""KnowledgeItem: one search result of a knowledge base (the memory system design's
+``KnowledgeItem(content, source, score, metadata)``)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,17 @@ class KnowledgeItem(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict,
                                      description="Chunk metadata (file, title, chunk index...)")
     id: str | None = Field(None, description="The chunk id in its source (a content hash)")
+
+    def __init__(self, content: str | None = None, source: str | None = None,
+                 score: float | None = None, metadata: dict[str, Any] | None = None,
+                 id: str | None = None, **fields: Any) -> None:
+        """Positional as in the design (``content, source, score, metadata``) or by keyword;
+        a missing or invalid field is a pydantic ValidationError naming it."""
+        given = {"content": content, "source": source, "score": score, "id": id, **fields}
+        data = {name: value for name, value in given.items() if value is not None}
+        if metadata is not None:
+            data["metadata"] = metadata
+        super().__init__(**data)
 
     @classmethod
     def from_response(cls, item: dict[str, Any]) -> KnowledgeItem:

@@ -1,4 +1,5 @@
-"""MemoryItem and the MemoryAPI of seed 003 (long-term memory, recent history, audit)."""
+"""MemoryItem and the MemoryAPI of the memory system design (long-term memory, the recent
+memories, the audit trail)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,12 @@ class MemoryItem(BaseModel):
 
 
 class MemoryAPI(ABC):
-    """Seed 003's MemoryAPI: short-term history via get_history(n), long-term via search()."""
+    """``ctx.memory``: long-term memory of the run's key.
+
+    The design calls the last memories ``get_history(n)`` and one memory's changes
+    ``history(id)``; both names stay, as aliases of :meth:`recent_memories` and
+    :meth:`audit_trail`, whose names do not collide with the agent's declared histories.
+    """
 
     @abstractmethod
     def add(self, memory: MemoryItem | str) -> str:
@@ -43,8 +49,12 @@ class MemoryAPI(ABC):
         """Retrieve a memory by id."""
 
     @abstractmethod
-    def get_history(self, n: int = 10) -> list[MemoryItem]:
+    def recent_memories(self, n: int = 10) -> list[MemoryItem]:
         """The last n memories stored (added or updated), oldest first."""
+
+    def get_history(self, n: int = 10) -> list[MemoryItem]:
+        """Alias of :meth:`recent_memories` (the design's name)."""
+        return self.recent_memories(n)
 
     @abstractmethod
     def search(self, query: str, limit: int = 10, filters: dict[str, Any] | None = None,
@@ -53,5 +63,9 @@ class MemoryAPI(ABC):
         """Search memories by semantic similarity (vector), keywords (BM25) or both (hybrid)."""
 
     @abstractmethod
+    def audit_trail(self, memory_id: str) -> list[MemoryEvent]:
+        """The changes of one memory (ADD, UPDATE, DELETE), oldest first."""
+
     def history(self, memory_id: str) -> list[MemoryEvent]:
-        """The changes of one memory, oldest first (mem0's history)."""
+        """Alias of :meth:`audit_trail` (the design's and mem0's name)."""
+        return self.audit_trail(memory_id)

@@ -17,46 +17,20 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import MemoryValueError
+from ..errors import MemoryNotFoundError, MemoryValueError
 from ..metrics import MetricsRecorder, Timer
-from ..models.embedders import Embedder, default_embedder
 from ..models.llm import LLM
 from .audit import AuditTrail, MemoryEvent, iso_utc
 from .history import History
 from .items import MemoryAPI, MemoryItem, SearchMode
-from .retention import Retention
+from .long_term_config import LongTermMemoryConfig
 from .store import KeyValueStore
 
 log = logging.getLogger(__name__)
 
 _ID_NAMESPACE = uuid.UUID("5b0a5c2e-6d0e-4f7e-9a35-7a0c2f4b8e11")
 SEQ_KEY = "__long_term_seq__"
-
-
-class MemoryNotFoundError(MemoryValueError, KeyError):
-    """No memory with that id for the current key."""
-
-
-class LongTermMemoryConfig(BaseModel):
-    """Declared on the agent (``Agent.long_term_memory``); checked when the job is built."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
-
-    embedder: Any = Field(None, description="An Embedder; default_embedder() if None.")
-    llm: Any = Field(None, description="An LLM for add_messages(infer=True); None: infer off.")
-    ttl_ms: int | None = Field(None, ge=1, description="Memories expire this long after a write.")
-    max_items_per_key: int | None = Field(None, ge=1, description="Oldest are deleted beyond.")
-    dedup_threshold: float = Field(0.95, gt=0, le=1,
-                                   description="infer=False: skip text this similar to a memory.")
-    similar_limit: int = Field(5, ge=1, description="Existing memories shown to the LLM per fact.")
-    default_mode: SearchMode = "hybrid"
-    recent: Retention = Field(Retention(max_items=100), description="get_history's retention.")
-    audit: Retention = Field(Retention(max_items=1000), description="history(id)'s retention.")
-
-    def resolved_embedder(self) -> Embedder:
-        return self.embedder if self.embedder is not None else default_embedder()
 
 
 def content_hash(text: str) -> str:
@@ -162,10 +136,10 @@ class LongTermMemory(MemoryAPI):
         raw = self._store.getAll(json.dumps(filters or {}), int(limit), self._now_ms())
         return [_item(d) for d in json.loads(raw) if self._pending.get(d["id"], d) is not None]
 
-    def get_history(self, n: int = 10) -> list[MemoryItem]:
+    def recent_memories(self, n: int = 10) -> list[MemoryItem]:
         return self._recent.get_recent(n)
 
-    def history(self, memory_id: str) -> list[MemoryEvent]:
+    def audit_trail(self, memory_id: str) -> list[MemoryEvent]:
         return self._audit.events_of(memory_id)
 
     def search(self, query: str, limit: int = 10, filters: dict[str, Any] | None = None,

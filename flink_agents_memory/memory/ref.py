@@ -1,4 +1,5 @@
-"""MemoryRef: a persistent, serialisable handle to a value in short-term memory (seed 000)."""
+"""MemoryRef: a persistent, serialisable handle to a value in short-term memory (the short-term
+memory design's MemoryRef)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,26 @@ class MemoryRef(BaseModel):
     def resolve(self, ctx: _HasShortTermMemory) -> Any:
         """Read the referenced value from the short-term memory of ``ctx``'s current key."""
         return ctx.get_short_term_memory().get(self)
+
+
+#: Types stored as another type's JSON: what ``get`` returns for them.
+_READS_BACK_AS = {tuple: "list", bytearray: "bytes"}
+
+
+def stored_type_name(value: Any) -> str:
+    """The name of the type ``value`` reads back as once stored: a tuple comes back as a list,
+    a bytearray as bytes, a subclass of a primitive (an IntEnum, a str subclass) as the
+    primitive; a pydantic model as its own class."""
+    kind = type(value)
+    name = _READS_BACK_AS.get(kind)
+    if name is not None:
+        return name
+    if kind.__module__ == "builtins" or isinstance(value, BaseModel):
+        return kind.__name__
+    for base in (bool, int, float, str, bytes, list, tuple, dict):
+        if isinstance(value, base):
+            return _READS_BACK_AS.get(base, base.__name__)
+    return kind.__name__
 
 
 @lru_cache(maxsize=4096)

@@ -1,4 +1,4 @@
-"""Short-term memory on one map keyed by absolute dotted path (seed 000).
+"""Short-term memory on one map keyed by absolute dotted path (the short-term memory design).
 
 A primitive field is stored at its absolute path as ``"\\x00" + tagged JSON``; an object is
 stored as a marker ``"\\x01" + JSON list of its direct field names``, so reading a whole object
@@ -18,9 +18,10 @@ from typing import Any
 
 from ..errors import MemoryPathError, MemoryValueError
 from . import serialization
+from .list_retention import ListRetention
 from .memory_object import MemoryObject
 from .recent import newest, require_count
-from .ref import MemoryRef, memory_ref
+from .ref import MemoryRef, memory_ref, stored_type_name
 from .store import KeyValueStore
 
 _VALUE = "\x00"
@@ -66,10 +67,12 @@ class ShortTermMemory:
         store: KeyValueStore,
         max_value_bytes: int = DEFAULT_MAX_VALUE_BYTES,
         listener: ChangeListener | None = None,
+        list_retention: ListRetention | None = None,
     ) -> None:
         self._store = store
         self._max_value_bytes = max_value_bytes
         self._listener = listener
+        self._list_retention = list_retention
 
     # -- raw entries -------------------------------------------------------------------------
     def read(self, path: str) -> tuple[bool, Any] | None:
@@ -142,6 +145,8 @@ class ShortTermMemory:
             self._new_object(base, path.split("."), full, overwrite=True)
             self._restore_snapshot(full, snapshot)
             return memory_ref(full, "MemoryObject")
+        if self._list_retention is not None and isinstance(value, (list, tuple)):
+            value = self._list_retention.apply(full, list(value))
         encoded = self._encode_value(full, value)
         old_raw = self._store.get(full)
         old = None
@@ -160,7 +165,7 @@ class ShortTermMemory:
             self._store.put(full, encoded)
         if self._listener is not None:
             self._listener("set", full, None if old is None or old[0] else old[1], value)
-        return memory_ref(full, type(value).__name__)
+        return memory_ref(full, stored_type_name(value))
 
     def _restore_snapshot(self, path: str, snapshot: dict[str, Any]) -> None:
         for name, value in snapshot.items():

@@ -1,5 +1,5 @@
-"""Job builder: ``AgentsExecutionEnvironment.get_execution_environment(env)
-.from_datastream(ds, key_selector).apply(agent).to_datastream()``."""
+"""The Flink implementation of the job builder (the interfaces are in environment.py of the
+package); it registers itself there when imported."""
 
 from __future__ import annotations
 
@@ -10,28 +10,25 @@ from pyflink.common.typeinfo import TypeInformation, Types
 from pyflink.datastream import DataStream, StreamExecutionEnvironment
 
 from ..agent import Agent
+from ..environment import AgentBuilder, AgentsExecutionEnvironment, register_execution_environment
 from ..errors import ConfigurationError
 from .config import AgentConfig
 from .function import DEAD_LETTER_TAG, AgentProcessFunction
-from .operator import apply_memory_operator, process_mode_operators
+from .pyflink_internals import apply_memory_operator, process_mode_operators
 from .python_env import configure_environment
 
 
-class AgentsExecutionEnvironment:
+class FlinkAgentsExecutionEnvironment(AgentsExecutionEnvironment):
     """Wraps a StreamExecutionEnvironment configured for agent jobs (thread mode, jar, path)."""
 
-    def __init__(self, env: StreamExecutionEnvironment) -> None:
+    def __init__(self, env: StreamExecutionEnvironment | None = None) -> None:
+        env = env or StreamExecutionEnvironment.get_execution_environment()
+        if not isinstance(env, StreamExecutionEnvironment):
+            raise ConfigurationError(
+                f"get_execution_environment expects a StreamExecutionEnvironment, got {env!r}"
+            )
         configure_environment(env)
         self.env = env
-
-    @staticmethod
-    def get_execution_environment(
-        env: StreamExecutionEnvironment | None = None,
-    ) -> AgentsExecutionEnvironment:
-        """Use ``env`` (or a new one) for agent jobs; rejects settings that would not run."""
-        return AgentsExecutionEnvironment(
-            env or StreamExecutionEnvironment.get_execution_environment()
-        )
 
     def from_datastream(
         self,
@@ -50,11 +47,11 @@ class AgentsExecutionEnvironment:
                 "thread mode, so they would run in process mode; call it right after creating "
                 "the environment, before building the stream"
             )
-        return AgentBuilder(ds, key_selector, key_type or Types.STRING())
+        return FlinkAgentBuilder(ds, key_selector, key_type or Types.STRING())
 
 
-class AgentBuilder:
-    """Collects the agent and its config, then builds the operator."""
+class FlinkAgentBuilder(AgentBuilder):
+    """Collects the agent and its config, then builds MemoryAgentOperator."""
 
     def __init__(
         self, ds: DataStream, key_selector: Callable[[Any], Any], key_type: TypeInformation
@@ -98,3 +95,6 @@ class AgentBuilder:
         if self._stream is None:
             raise ConfigurationError("call to_datastream() before dead_letters()")
         return self._stream.get_side_output(DEAD_LETTER_TAG)
+
+
+register_execution_environment(FlinkAgentsExecutionEnvironment)

@@ -57,7 +57,6 @@ class RunContext(RunnerContext):
         return self._key
 
     def now_ms(self) -> int:
-        """The run's clock (processing or event time, see AgentConfig.retention_time)."""
         return self._now_ms
 
     def send_event(self, event: Event) -> None:
@@ -76,13 +75,12 @@ class RunContext(RunnerContext):
     def get_short_term_memory(self) -> MemoryObject:
         return self.runtime.stm_root
 
-    def history(self, name: str) -> History:
-        """A history declared in the agent's ``histories``."""
+    def named_history(self, name: str) -> History:
         return self.runtime.history(name)
 
     @property
     def memory(self) -> LongTermMemory:
-        """Long-term memory, recent history and audit trail of this key (seed 003 MemoryAPI)."""
+        """Long-term memory, recent memories and audit trail of this key."""
         memory = self.runtime.long_term
         if memory is None:
             raise ConfigurationError(
@@ -93,8 +91,6 @@ class RunContext(RunnerContext):
 
     def search_knowledge(self, query: str, source: str | None = None,
                          limit: int = 10) -> list[KnowledgeItem]:
-        """Search the agent's knowledge bases (``Agent.knowledge_bases``): results of all bases
-        (or of those having ``source``) merged by score, the best ``limit`` (seed 003)."""
         from ..knowledge.base import search_all
 
         bases = self.runtime.knowledge_bases

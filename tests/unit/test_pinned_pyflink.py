@@ -6,18 +6,18 @@ import pytest
 from pyflink import version
 
 from flink_agents_memory import ConfigurationError
-from flink_agents_memory.runtime import operator
+from flink_agents_memory.runtime import pyflink_internals as internals
 
 
 def test_installed_pyflink_is_the_pinned_line():
-    assert version.__version__.startswith(operator.SUPPORTED_PYFLINK)
-    operator.check_pyflink_version()
+    assert version.__version__.startswith(internals.SUPPORTED_PYFLINK)
+    internals.check_pyflink_version()
 
 
 @pytest.mark.parametrize("found", ["2.2.0", "2.4.0", "1.20.1"])
 def test_other_versions_fail_loudly(found):
     with pytest.raises(ConfigurationError, match=found):
-        operator.check_pyflink_version(found)
+        internals.check_pyflink_version(found)
 
 
 def test_private_api_still_exists():

@@ -1,0 +1,41 @@
+"""LongTermMemoryConfig: what an agent declares about its long-term memory.
+
+Kept apart from memory/long_term.py so that declaring an agent imports neither numpy nor the
+embedders: only the TaskManager, when it opens the memory, needs those.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .items import SearchMode
+from .retention import Retention
+
+if TYPE_CHECKING:
+    from ..models.embedders import Embedder
+
+
+class LongTermMemoryConfig(BaseModel):
+    """Declared on the agent (``Agent.long_term_memory``); checked when the job is built."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    embedder: Any = Field(None, description="An Embedder; default_embedder() if None.")
+    llm: Any = Field(None, description="An LLM for add_messages(infer=True); None: infer off.")
+    ttl_ms: int | None = Field(None, ge=1, description="Memories expire this long after a write.")
+    max_items_per_key: int | None = Field(None, ge=1, description="Oldest are deleted beyond.")
+    dedup_threshold: float = Field(0.95, gt=0, le=1,
+                                   description="infer=False: skip text this similar to a memory.")
+    similar_limit: int = Field(5, ge=1, description="Existing memories shown to the LLM per fact.")
+    default_mode: SearchMode = "hybrid"
+    recent: Retention = Field(Retention(max_items=100), description="get_history's retention.")
+    audit: Retention = Field(Retention(max_items=1000), description="history(id)'s retention.")
+
+    def resolved_embedder(self) -> Embedder:
+        if self.embedder is not None:
+            return self.embedder
+        from ..models.embedders import default_embedder
+
+        return default_embedder()
