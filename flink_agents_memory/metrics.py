@@ -12,7 +12,10 @@ import time
 from array import array
 from collections import defaultdict
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .jvm import AgentMetrics
 
 DEFAULT_FLUSH_S = 0.2
 
@@ -21,7 +24,7 @@ class MetricsRecorder:
     """Counters, gauges and histogram samples, flushed to a sink (Java AgentMetrics) at most
     every ``flush_s`` seconds; with no sink it only accumulates (unit tests read it)."""
 
-    def __init__(self, sink: Any = None, flush_s: float = DEFAULT_FLUSH_S,
+    def __init__(self, sink: AgentMetrics | None = None, flush_s: float = DEFAULT_FLUSH_S,
                  enabled: bool = True) -> None:
         self.enabled = enabled
         self._sink = sink if enabled else None

@@ -32,13 +32,14 @@ class AuditTrail:
     """Appends MemoryEvents to a built-in history; reads them back per memory id."""
 
     def __init__(self, history: History) -> None:
-        self._history = history
+        #: The built-in history holding the events (committed with the other histories).
+        self.history = history
 
     def record(self, memory_id: str, event: AuditEventType, old: Any, new: Any,
                at_ms: int, actor: str | None) -> None:
-        self._history.append(MemoryEvent(memory_id=memory_id, old_value=old, new_value=new,
+        self.history.append(MemoryEvent(memory_id=memory_id, old_value=old, new_value=new,
                                          event=event, at=iso_utc(at_ms), actor=actor))
 
     def events_of(self, memory_id: str) -> list[MemoryEvent]:
         """The events of ``memory_id`` still retained, oldest first."""
-        return [e for e in self._history.all() if e.memory_id == memory_id]
+        return [e for e in self.history.all() if e.memory_id == memory_id]

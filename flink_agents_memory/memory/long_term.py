@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import MemoryNotFoundError, MemoryValueError
+from ..jvm import LongTermMemoryStore
 from ..metrics import MetricsRecorder, Timer
 from ..models.llm import LLM
 from .audit import AuditTrail, MemoryEvent, iso_utc
@@ -58,7 +59,7 @@ def _item(doc: dict[str, Any]) -> MemoryItem:
 class LongTermMemory(MemoryAPI):
     """``ctx.memory``: one instance per subtask, reset after every run."""
 
-    def __init__(self, store: Any, config: LongTermMemoryConfig, recent: History,
+    def __init__(self, store: LongTermMemoryStore, config: LongTermMemoryConfig, recent: History,
                  audit: AuditTrail, meta: KeyValueStore, now_ms: Callable[[], int],
                  key: Callable[[], Any], actor: Callable[[], str | None],
                  metrics: MetricsRecorder | None = None,

@@ -1,6 +1,9 @@
-"""Sensory memory (seed 003): internal, no user API.
+"""Sensory memory (the memory system design): the agent's events as they arrive; internal, no
+user API.
 
-* the window: the last W input events of the key, in a built-in history (checkpointed);
+* the window: the events of the key's runs (each input, each event an action sent), in a
+  built-in history (checkpointed), bounded by count (``AgentConfig.sensory_window``) and/or
+  by age (``sensory_window_ms``);
 * the scratch: per-run state cleared when the run ends. It lives in the interpreter only —
   a checkpoint never happens mid-run (snapshots run on the task thread between elements), so
   writing it to Flink state would only cost writes that are always deleted again.
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..events import Event, InputEvent
 from .history import History
 from .memory_object import MemoryObject
 from .short_term import ShortTermMemory, StoredMemoryObject
@@ -35,15 +39,29 @@ class SensoryMemory:
         self._scratch_store = DictStore()
         self.scratch: MemoryObject = StoredMemoryObject(ShortTermMemory(self._scratch_store))
 
-    def record_input(self, value: Any) -> None:
-        if self._window is not None:
-            self._window.append(storable(value))
+    @property
+    def enabled(self) -> bool:
+        return self._window is not None
 
-    def recent_inputs(self, n: int | None = None) -> list[Any]:
-        """The last ``n`` (default: all retained) input events of the key, oldest first."""
+    def record(self, event: Event) -> None:
+        """Keep ``event`` in the window as ``{"type": class name, "data": its fields}`` (fields
+        memory cannot hold are kept as their repr), so reading the window back never needs
+        the event classes of the job."""
+        if self._window is not None:
+            data = {name: storable(getattr(event, name)) for name in type(event).model_fields}
+            self._window.append({"type": type(event).__name__, "data": data})
+
+    def recent_events(self, n: int | None = None) -> list[dict[str, Any]]:
+        """The last ``n`` (default: all retained) events of the key, oldest first."""
         if self._window is None:
             return []
         return self._window.all() if n is None else self._window.get_recent(n)
+
+    def recent_inputs(self, n: int | None = None) -> list[Any]:
+        """The inputs among the retained events (the last ``n`` of them), oldest first."""
+        inputs = [e["data"]["input"] for e in self.recent_events()
+                  if e["type"] == InputEvent.__name__]
+        return inputs if n is None else inputs[max(0, len(inputs) - n):]
 
     def end_run(self) -> None:
         """Clear the scratch (the run is over, successfully or not)."""

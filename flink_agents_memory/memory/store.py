@@ -40,15 +40,15 @@ class DictStore:
 
 
 class MapStateStore:
-    """Adapter over a PyFlink ``MapState<str, str>`` scoped (by Flink) to the current key.
+    """Adapter over a ``MapState<str, str>`` scoped (by Flink) to the current key.
 
-    In thread mode PyFlink's state wrapper holds the Java state as ``_state`` and only runs
-    identity converters for strings; calling the Java object directly halves the cost of an
-    access. Any other wrapper is used through its public API.
+    The runtime passes the Java map state under PyFlink's thread-mode wrapper where it can:
+    for strings the wrapper only runs identity converters, so calling the Java object
+    directly halves the cost of an access. Anything with get/put/remove works.
     """
 
     def __init__(self, map_state: Any) -> None:
-        self._state = getattr(map_state, "_state", map_state)
+        self._state = map_state
 
     def get(self, key: str) -> str | None:
         return self._state.get(key)

@@ -9,18 +9,23 @@ interpreter but each opens on its own thread.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from collections.abc import Callable
+
+from ..jvm import AgentMetrics, ListStateTail, LongTermMemoryStore
 
 _local = threading.local()
 
+Offered = tuple[LongTermMemoryStore | None, AgentMetrics | None, ListStateTail | None]
 
-def offer(store: Any, metrics: Any = None, list_tail: Any = None) -> None:
+
+def offer(store: LongTermMemoryStore | None, metrics: AgentMetrics | None = None,
+          list_tail: ListStateTail | None = None) -> None:
     """Called by the operator (Java) with this subtask's LongTermMemoryStore, AgentMetrics and
     ListStateTail."""
     _local.objects = (store, metrics, list_tail)
 
 
-def on_checkpoint_call(callback: Any) -> None:
+def on_checkpoint_call(callback: Callable[[], None]) -> None:
     """Called by the Python function: ``callback()`` runs at every checkpoint of its operator."""
     _local.callbacks = [*getattr(_local, "callbacks", []), callback]
 
@@ -32,7 +37,7 @@ def on_checkpoint() -> None:
         callback()
 
 
-def take() -> tuple[Any | None, Any | None, Any | None]:
+def take() -> Offered:
     """``(store, metrics, list_tail)`` offered on this thread, once; Nones when not run by the
     operator."""
     objects = getattr(_local, "objects", (None, None, None))

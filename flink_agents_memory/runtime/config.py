@@ -27,8 +27,13 @@ class AgentConfig(BaseModel):
         "element's event timestamp (deterministic on replay; needs timestamps on the stream).",
     )
     sensory_window: int = Field(
-        0, ge=0, description="Keep the last W input events per key (0: off; costs 3 state "
-        "accesses per run)."
+        0, ge=0, description="Sensory memory keeps at most the last W events of each key's "
+        "runs (0: no count limit). With sensory_window_ms unset too, it is off; on, it costs "
+        "about 3 state accesses per run."
+    )
+    sensory_window_ms: int | None = Field(
+        None, ge=1, description="Sensory memory keeps the events of the last T ms (on the "
+        "run's clock, see retention_time); None: no time limit."
     )
     audit_short_term: bool = Field(
         False, description="Also record short-term set/delete in the audit trail."

@@ -65,12 +65,12 @@ class RunExecutor:
         ctx.begin(key, now_ms, value)
         try:
             outputs = self._runner.run(value, ctx)
-            writers = ctx.runtime.prepare_commit()
+            plan = ctx.runtime.prepare_commit()
         except Exception as e:
             self._runs -= 1
             ctx.rollback()
             return self._failed(value, e)
-        ctx.runtime.write(writers, sampled)
+        ctx.runtime.write(plan, sampled)
         if sampled:
             metrics.observe("agent.events_per_run", self._runner.last_events)
             metrics.observe("agent.run_latency_us", (time.perf_counter() - start) * 1e6)

@@ -12,6 +12,7 @@ from pyflink.datastream.state import ListStateDescriptor, MapStateDescriptor
 
 from ..agent import Agent
 from ..errors import ConfigurationError
+from ..jvm import ListStateTail
 from ..memory.recent import newest
 from ..memory.sensory import storable
 from ..memory.serialization import dumps, register_type
@@ -19,10 +20,10 @@ from ..memory.store import MapStateStore
 from ..metrics import MetricsRecorder
 from . import bridge
 from .config import AgentConfig
-from .executor import DeadLetter, RunExecutor
-from .memory_runtime import MemoryRuntime, StateFactory
-from .run_context import RunContext
-from .runner import AgentRunner
+from .executor import DeadLetter
+from .memory_runtime import StateFactory
+from .pyflink_internals import java_state
+from .wiring import wire_agent
 
 #: Side output of failed runs under on_error="dead_letter" (JSON text: key, input, error...).
 DEAD_LETTER_TAG = OutputTag("flink_agents_memory.dead_letter", Types.STRING())
@@ -39,11 +40,10 @@ class FlinkListState:
     PyFlink's ``get()`` converts every element to Python, so a history's ``get_recent(5)``
     would otherwise cost as much as its capacity."""
 
-    def __init__(self, state: Any, list_tail: Any | None) -> None:
+    def __init__(self, state: Any, list_tail: ListStateTail | None) -> None:
         self._state = state
-        # PyFlink's wrapper keeps the Java ListState in ``_state`` (pinned PyFlink version).
-        self._java_state = state._state
-        self._list_tail = list_tail
+        self._java_state = java_state(state)
+        self._list_tail = list_tail if self._java_state is not None else None
 
     def get(self) -> Iterable[str] | None:
         return self._state.get()
@@ -67,7 +67,7 @@ class FlinkStates(StateFactory):
     """Keyed states of the runtime context, all with string values (see docs/architecture.md)."""
 
     def __init__(self, runtime_context: RuntimeContext, config: AgentConfig,
-                 list_tail: Any | None = None) -> None:
+                 list_tail: ListStateTail | None = None) -> None:
         self._rc = runtime_context
         self._ttl = config.state_ttl.to_flink() if config.state_ttl else None
         self._list_tail = list_tail
@@ -79,7 +79,8 @@ class FlinkStates(StateFactory):
 
     def map_state(self, name: str) -> MapStateStore:
         descriptor = self._with_ttl(MapStateDescriptor(name, Types.STRING(), Types.STRING()))
-        return MapStateStore(self._rc.get_map_state(descriptor))
+        state = self._rc.get_map_state(descriptor)
+        return MapStateStore(java_state(state) or state)
 
     def list_state(self, name: str) -> FlinkListState:
         descriptor = self._with_ttl(ListStateDescriptor(name, Types.STRING()))
@@ -100,15 +101,11 @@ class AgentProcessFunction(KeyedProcessFunction):
         config = self._config
         metrics = MetricsRecorder(sink, config.metrics_flush_ms / 1000, enabled=config.metrics)
         self._metrics = metrics
-        runner = AgentRunner(self._agent.validate(), config, metrics)
-        ctx = RunContext()
-        ctx.bind(MemoryRuntime(
-            self._agent, config, FlinkStates(runtime_context, config, list_tail), store,
-            ctx.now_ms, lambda: ctx.key, lambda: ctx.current_action, metrics))
-        self._executor = RunExecutor(runner, ctx, config, metrics)
+        wired = wire_agent(self._agent, config, FlinkStates(runtime_context, config, list_tail),
+                           store, metrics)
+        self._executor = wired.executor
         self._event_time = config.retention_time == "event"
-        runtime = ctx.runtime
-        bridge.on_checkpoint_call(runtime.on_checkpoint)
+        bridge.on_checkpoint_call(wired.ctx.runtime.on_checkpoint)
         if config.metrics:
             bridge.on_checkpoint_call(metrics.flush)
 

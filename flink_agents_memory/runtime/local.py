@@ -7,14 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..agent import Agent
+from ..jvm import LongTermMemoryStore
 from ..memory.history import PyListBackend
 from ..memory.store import DictStore
 from ..metrics import MetricsRecorder
 from .config import AgentConfig
-from .executor import RunExecutor
-from .memory_runtime import MemoryRuntime, StateFactory
-from .run_context import RunContext
-from .runner import AgentRunner
+from .memory_runtime import StateFactory
+from .wiring import wire_agent
 
 
 class InMemoryStates(StateFactory):
@@ -76,18 +75,16 @@ class InMemoryStates(StateFactory):
 class LocalAgentRunner:
     """Runs an agent's runs one by one on :class:`InMemoryStates`, like the operator does."""
 
-    def __init__(self, agent: Agent, config: AgentConfig | None = None, store: Any = None,
+    def __init__(self, agent: Agent, config: AgentConfig | None = None,
+                 store: LongTermMemoryStore | None = None,
                  clock: Callable[[], int] | None = None) -> None:
         self.config = config or AgentConfig()
         self.states = InMemoryStates()
-        self.ctx = RunContext()
         self.metrics = MetricsRecorder(enabled=False)
         self._clock = clock or (lambda: int(time.time() * 1000))
-        self.ctx.bind(MemoryRuntime(agent, self.config, self.states, store,
-                                    self.ctx.now_ms, lambda: self.ctx.key,
-                                    lambda: self.ctx.current_action, self.metrics))
-        runner = AgentRunner(agent.validate(), self.config, self.metrics)
-        self._executor = RunExecutor(runner, self.ctx, self.config, self.metrics)
+        wired = wire_agent(agent, self.config, self.states, store, self.metrics)
+        self.ctx = wired.ctx
+        self._executor = wired.executor
 
     def run(self, key: Any, value: Any) -> list[Any]:
         """One run for ``key``: its outputs (a DeadLetter under on_error="dead_letter");

@@ -1,20 +1,31 @@
 """All memory of one subtask: the states, declared once in ``open()``, and the run commit.
 
-A run's writes are buffered everywhere; :meth:`MemoryRuntime.commit` first *prepares* every
-kind (history trims and reducers, long-term embedding and checks) without writing, then writes
-them all, so a failure while preparing leaves every kind of memory as it was.
+A run's writes are buffered everywhere. The commit first *prepares* (:meth:`MemoryRuntime.
+prepare_commit`) in named phases, each of which may still add work for the next, and writes
+nothing; a failure there leaves every kind of memory as it was:
+
+1. evictions: declared histories trim, call reducers, move items to long-term memory;
+2. long-term: ``max_items_per_key`` retention (with its audit events), one embedding batch;
+3. built-in histories: the audit trail, the recent memories and the sensory window, which
+   by now hold every event of phases 1 and 2.
+
+Then :meth:`MemoryRuntime.write` applies the :class:`CommitPlan`: the index, the declared
+histories, the built-in histories, the meta map, short-term memory.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..agent import Agent
 from ..errors import MemoryValueError
+from ..jvm import LongTermMemoryStore
 from ..memory.audit import AuditTrail
 from ..memory.history import History, ListBackend
+from ..memory.list_retention import ListRetention
 from ..memory.long_term import LongTermMemory
 from ..memory.retention import Retention
 from ..memory.sensory import SensoryMemory
@@ -26,6 +37,26 @@ from .config import AgentConfig
 AUDIT = "__audit__"
 RECENT = "__recent__"
 SENSORY = "__sensory__"
+
+
+Writer = Callable[[], None]
+
+
+@dataclass
+class CommitPlan:
+    """The prepared writes of one run, by phase, applied in this order by ``write``."""
+
+    index: Writer | None = None
+    histories: list[Writer] = field(default_factory=list)
+    builtin_histories: list[Writer] = field(default_factory=list)
+
+    def apply(self) -> None:
+        if self.index is not None:
+            self.index()
+        for write in self.histories:
+            write()
+        for write in self.builtin_histories:
+            write()
 
 
 class StateFactory:
@@ -42,8 +73,9 @@ class MemoryRuntime:
     """Owns every memory kind of a subtask; one run at a time uses it."""
 
     def __init__(self, agent: Agent, config: AgentConfig, states: StateFactory,
-                 store: Any | None, now_ms: Callable[[], int], key: Callable[[], Any],
-                 actor: Callable[[], str | None], metrics: MetricsRecorder | None = None) -> None:
+                 store: LongTermMemoryStore | None, now_ms: Callable[[], int],
+                 key: Callable[[], Any], actor: Callable[[], str | None],
+                 metrics: MetricsRecorder | None = None) -> None:
         self.config = config
         self.metrics = metrics or MetricsRecorder(enabled=False)
         #: Histories and long-term memory this run used: a run touching none (the common
@@ -66,17 +98,21 @@ class MemoryRuntime:
         self.histories = {name: history(name, r) for name, r in agent.histories.items()}
         ltm = agent.long_term_memory
         self.audit = AuditTrail(history(AUDIT, ltm.audit))
-        self._builtin = [self.audit._history, history(RECENT, ltm.recent)]
-        window = history(SENSORY, Retention(max_items=config.sensory_window)) \
-            if config.sensory_window else None
-        if window is not None:
+        recent = history(RECENT, ltm.recent)
+        self._builtin = [self.audit.history, recent]
+        window = None
+        if config.sensory_window or config.sensory_window_ms:
+            window = history(SENSORY, Retention(max_items=config.sensory_window or None,
+                                                ttl_ms=config.sensory_window_ms))
             self._builtin.append(window)
         self.sensory = SensoryMemory(window)
         listener = self._audit_short_term if config.audit_short_term else None
+        lists = ListRetention(dict(agent.short_term_retention), self._list_to_long_term) \
+            if agent.short_term_retention else None
         self.stm_root = StoredMemoryObject(
-            ShortTermMemory(self.stm_buffer, config.max_value_bytes, listener))
+            ShortTermMemory(self.stm_buffer, config.max_value_bytes, listener, lists))
         self.long_term = None if store is None else LongTermMemory(
-            store, ltm, self._builtin[1], self.audit, self.meta, now_ms, key, actor, self.metrics,
+            store, ltm, recent, self.audit, self.meta, now_ms, key, actor, self.metrics,
             self._touched)
 
     def history(self, name: str) -> History:
@@ -93,14 +129,21 @@ class MemoryRuntime:
         self.audit.record(f"stm:{path}", event, old, new, self._now_ms(), self._actor())
 
     def _evict_to_long_term(self, name: str, values: list[Any]) -> None:
+        self._move_to_long_term(f"history {name!r}", values,
+                                {"source": "history", "history": name})
+
+    def _list_to_long_term(self, path: str, values: list[Any]) -> None:
+        self._move_to_long_term(f"list '{path}'", values, {"source": "short_term", "path": path})
+
+    def _move_to_long_term(self, what: str, values: list[Any], metadata: dict[str, str]) -> None:
         if self.long_term is None:
             raise MemoryValueError(
-                f"history {name!r} moves evicted items to long-term memory, which is not "
-                "available here (the job does not run in MemoryAgentOperator)"
+                f"{what} moves evicted items to long-term memory, which is not available here "
+                "(the job does not run in MemoryAgentOperator)"
             )
         for value in values:
             text = value if isinstance(value, str) else str(value)
-            self.long_term.add(text, metadata={"source": "history", "history": name})
+            self.long_term.add(text, metadata=dict(metadata))
 
     def on_checkpoint(self) -> None:
         """Before the index is written into a checkpoint: purge expired long-term memories
@@ -112,23 +155,33 @@ class MemoryRuntime:
             if now > 0:
                 self.metrics.inc("long_term.purged", self._store.purgeExpired(now))
 
-    def prepare_commit(self) -> list[Callable[[], None]]:
-        """Everything that can fail on bad input (reducers, embedding, checks), no writes."""
+    def prepare_commit(self) -> CommitPlan:
+        """Everything that can fail on bad input (reducers, embedding, checks), in the phases
+        of the module docstring; writes nothing."""
+        plan = CommitPlan()
         if not self._touched:
-            return []
-        writers = [w for h in self.histories.values() if (w := h.prepare()) is not None]
-        if self.long_term is not None:
-            ltm_writer = self.long_term.prepare()
-            if ltm_writer is not None:
-                writers.insert(0, ltm_writer)
-        writers += [w for h in self._builtin if (w := h.prepare()) is not None]
-        return writers
+            return plan
+        plan.histories = self._prepare_evictions()
+        plan.index = self._prepare_long_term()
+        plan.builtin_histories = self._prepare_builtin_histories()
+        return plan
 
-    def write(self, writers: list[Callable[[], None]], timed: bool = False) -> None:
-        """Apply prepared writes: the index, the histories, then the map states (``timed``:
-        this run's flush is a histogram sample)."""
-        for write in writers:
-            write()
+    def _prepare_evictions(self) -> list[Writer]:
+        """Phase 1: declared histories (their evictions may add long-term memories)."""
+        return [w for h in self.histories.values() if (w := h.prepare()) is not None]
+
+    def _prepare_long_term(self) -> Writer | None:
+        """Phase 2: long-term retention and its audit events, then the embedding batch."""
+        return None if self.long_term is None else self.long_term.prepare()
+
+    def _prepare_builtin_histories(self) -> list[Writer]:
+        """Phase 3: audit trail, recent memories, sensory window (after 1 and 2 added theirs)."""
+        return [w for h in self._builtin if (w := h.prepare()) is not None]
+
+    def write(self, plan: CommitPlan, timed: bool = False) -> None:
+        """Apply a prepared plan, then the meta and short-term maps (``timed``: this run's
+        flush is a histogram sample)."""
+        plan.apply()
         if self.meta.pending_writes:
             self.meta.flush()
         if self.stm_buffer.pending_writes:

@@ -1,14 +1,33 @@
-"""Builds MemoryAgentOperator from Python, the way PyFlink builds its own keyed operator.
+"""Every use of PyFlink's private API, in one module pinned to apache-flink 2.3.x.
 
-This is the one module that uses PyFlink's private API (``pyflink/datastream/data_stream.py``,
-``KeyedStream.process``); it is pinned to apache-flink 2.3.x and fails loudly on any other.
+PyFlink offers no public way to do what the package needs here:
+
+* build MemoryAgentOperator the way ``KeyedStream.process`` builds its own keyed operator
+  (``pyflink/datastream/data_stream.py``): :func:`apply_memory_operator`;
+* find upstream Python operators created in process mode: :func:`process_mode_operators`;
+* reach the live Java ``Configuration`` of an environment: :func:`j_env_configuration`;
+* call Flink 2's stop-with-savepoint, which PyFlink 2.3's ``JobClient`` calls with the wrong
+  arguments: :func:`java_job_client`;
+* hand the Java state under a thread-mode state wrapper to Java helpers (ListStateTail) or
+  call it directly (half the cost of PyFlink's converters for strings): :func:`java_state`.
+
+``tests/unit/test_pinned_pyflink.py`` checks each of these against the installed PyFlink, and
+:func:`check_pyflink_version` refuses any other version line at job build time.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from pyflink import version as pyflink_version
+from pyflink.common.job_client import JobClient
 from pyflink.common.typeinfo import TypeInformation, Types
-from pyflink.datastream import DataStream, KeyedProcessFunction, KeyedStream
+from pyflink.datastream import (
+    DataStream,
+    KeyedProcessFunction,
+    KeyedStream,
+    StreamExecutionEnvironment,
+)
 from pyflink.datastream.data_stream import _create_j_data_stream_python_function_info
 from pyflink.fn_execution import flink_fn_execution_pb2
 from pyflink.java_gateway import get_gateway
@@ -19,6 +38,9 @@ from ..errors import ConfigurationError
 SUPPORTED_PYFLINK = "2.3."
 OPERATOR_CLASS = "io.flinkagentsmemory.operator.MemoryAgentOperator"
 _WITH_OPERATOR = {"OneInputTransformation", "TwoInputTransformation"}
+#: Where thread mode's state wrappers live (importable only inside a TaskManager, where PEMJA
+#: has a JVM, so it is named rather than imported).
+STATE_IMPL_MODULE = "pyflink.fn_execution.datastream.embedded.state_impl"
 
 
 def check_pyflink_version(found: str = pyflink_version.__version__) -> None:
@@ -27,6 +49,22 @@ def check_pyflink_version(found: str = pyflink_version.__version__) -> None:
         raise ConfigurationError(
             f"flink_agents_memory supports apache-flink {SUPPORTED_PYFLINK}x, found {found}"
         )
+
+
+def j_env_configuration(env: StreamExecutionEnvironment) -> Any:
+    """The environment's live Java Configuration (mutations apply to the job)."""
+    return get_j_env_configuration(env._j_stream_execution_environment)
+
+
+def java_job_client(client: JobClient) -> Any:
+    """The Java JobClient under PyFlink's wrapper."""
+    return client._j_job_client
+
+
+def java_state(state: Any) -> Any | None:
+    """The Java state under a thread-mode PyFlink state (its ``StateImpl`` keeps it as
+    ``_state``); None for anything else (a test's own state object)."""
+    return state._state if type(state).__module__ == STATE_IMPL_MODULE else None
 
 
 def process_mode_operators(ds: DataStream) -> list[str]:

@@ -2,7 +2,8 @@
 
 Without ``python.executable`` a job fails with "No module named pyflink" and restarts forever;
 thread mode also needs this environment's site-packages on the embedded interpreter's path
-(see PYFLINK_FACTS.md). Process mode cannot host the memory operator, so it is rejected here.
+(module ``pemja`` not found otherwise). Process mode cannot host the memory operator, so it
+is rejected here.
 """
 
 from __future__ import annotations
@@ -10,13 +11,12 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from pyflink.datastream import StreamExecutionEnvironment
-from pyflink.util.java_utils import get_j_env_configuration
 
 from ..errors import ConfigurationError
 from .jars import operator_jar
+from .pyflink_internals import j_env_configuration
 
 EXECUTION_MODE = "python.execution-mode"
 PYTHON_EXECUTABLE = "python.executable"
@@ -36,14 +36,9 @@ def python_path_entries() -> list[str]:
     return seen
 
 
-def j_configuration(env: StreamExecutionEnvironment) -> Any:
-    """The environment's live Java Configuration (mutations apply to the job)."""
-    return get_j_env_configuration(env._j_stream_execution_environment)
-
-
 def configure_environment(env: StreamExecutionEnvironment) -> None:
     """Set thread mode, the interpreter, its path and the operator jar on ``env``."""
-    conf = j_configuration(env)
+    conf = j_env_configuration(env)
     mode = conf.getString(EXECUTION_MODE, None)
     if mode is not None and mode != "thread":
         raise ConfigurationError(

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..context import RunnerContext
 from ..errors import ConfigurationError
-from ..events import Event
+from ..events import Event, InputEvent
 from ..memory.history import History
 from ..memory.long_term import LongTermMemory
 from ..memory.memory_object import MemoryObject
@@ -47,7 +47,9 @@ class RunContext(RunnerContext):
         self._now_ms = now_ms
         self._sent = []
         self.current_action = None
-        self.runtime.sensory.record_input(value)
+        sensory = self.runtime.sensory
+        if sensory.enabled:
+            sensory.record(InputEvent(input=value))
 
     @property
     def key(self) -> Any:
@@ -66,6 +68,9 @@ class RunContext(RunnerContext):
                 f"(from action {self.current_action!r})"
             )
         self._sent.append(event)
+        sensory = self.runtime.sensory
+        if sensory.enabled:
+            sensory.record(event)
 
     def take_sent_events(self) -> list[Event]:
         """Events sent since the last call, in order."""

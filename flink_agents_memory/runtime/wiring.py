@@ -1,0 +1,33 @@
+"""Wires one agent for runs: context, memory runtime, agent loop and executor, in one place
+for both hosts (the Flink function and the local runner), so they cannot drift apart."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..agent import Agent
+from ..jvm import LongTermMemoryStore
+from ..metrics import MetricsRecorder
+from .config import AgentConfig
+from .executor import RunExecutor
+from .memory_runtime import MemoryRuntime, StateFactory
+from .run_context import RunContext
+from .runner import AgentRunner
+
+
+@dataclass(frozen=True)
+class WiredAgent:
+    """What a host keeps: the context (for inspection) and the executor (to run)."""
+
+    ctx: RunContext
+    executor: RunExecutor
+
+
+def wire_agent(agent: Agent, config: AgentConfig, states: StateFactory,
+               store: LongTermMemoryStore | None, metrics: MetricsRecorder) -> WiredAgent:
+    """Check the agent's actions and build everything one of its runs needs."""
+    runner = AgentRunner(agent.validate(), config, metrics)
+    ctx = RunContext()
+    ctx.bind(MemoryRuntime(agent, config, states, store, ctx.now_ms, lambda: ctx.key,
+                           lambda: ctx.current_action, metrics))
+    return WiredAgent(ctx, RunExecutor(runner, ctx, config, metrics))
