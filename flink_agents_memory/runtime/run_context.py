@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..context import RunnerContext
 from ..errors import ConfigurationError
 from ..events import Event
+from ..memory.filters import check_knowledge_search
 from ..memory.history import History
 from ..memory.long_term import LongTermMemory
 from ..memory.memory_object import MemoryObject
@@ -97,6 +98,7 @@ class RunContext(RunnerContext):
         (or of those having ``source``) merged by score, the best ``limit`` (seed 003)."""
         from ..knowledge.base import search_all
 
+        check_knowledge_search(query, source, limit, self.runtime.config.limits)
         bases = self.runtime.knowledge_bases
         metrics = self.runtime.metrics
         metrics.inc("knowledge.calls")
