@@ -23,6 +23,10 @@ class MemoryNotFoundError(MemoryValueError, KeyError):
     """No long-term memory with that id for the current key."""
 
 
+class MemoryTypeError(MemoryValueError, TypeError):
+    """A value of a type (or a float, NaN or infinite) that memory cannot store."""
+
+
 class AgentDefinitionError(FlinkAgentsMemoryError, TypeError):
     """An agent whose actions or declarations are not well-formed."""
 
@@ -36,11 +40,17 @@ class ActionFailedError(RunError):
 
     def __init__(self, action: str, event: object, cause: BaseException) -> None:
         super().__init__(
-            f"action '{action}' failed on event {event!r}: {type(cause).__name__}: {cause}"
+            f"action '{action}' failed on event {_short(repr(event))}: "
+            f"{type(cause).__name__}: {_short(str(cause))}"
             f"{_where(cause)}"
         )
         self.action = action
         self.event = event
+
+
+def _short(text: str, limit: int = 2000) -> str:
+    """A message part cut to ``limit`` chars: an error about a 25 MB input stays readable."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} chars)"
 
 
 def _where(cause: BaseException) -> str:

@@ -13,9 +13,11 @@ from typing import Any, Protocol
 from ..errors import MemoryValueError
 from ..metrics import MetricsRecorder
 from . import serialization
+from .limits import MemoryLimits
 from .recent import newest, require_count
 from .retention import Entry, Retention, over_slack, retained_count, take_retained
 from .store import KeyValueStore
+from .validation import DEFAULT_LIMITS, check_value
 
 # Called with evicted item values when a history's policy is move_to_long_term.
 EvictionSink = Callable[[str, list[Any]], None]
@@ -75,8 +77,13 @@ class History:
         eviction_sink: EvictionSink | None = None,
         metrics: MetricsRecorder | None = None,
         touched: set[Any] | None = None,
+        limits: MemoryLimits = DEFAULT_LIMITS,
+        max_item_bytes: int | None = None,
     ) -> None:
         self.name = name
+        self._limits = limits
+        #: Largest encoded item (AgentConfig.max_value_bytes), besides the retention's max_bytes.
+        self._max_item_bytes = max_item_bytes
         #: The runtime's set of what this run touched (commit and reset skip the rest).
         self._touched: set[Any] = touched if touched is not None else set()
         self._metrics = metrics or MetricsRecorder(enabled=False)
@@ -117,8 +124,14 @@ class History:
 
     # -- runtime ---------------------------------------------------------------------------
     def _entry(self, item: Any, at_ms: int | None = None) -> Entry:
+        check_value(item, f"item of history '{self.name}'", self._limits)
         payload = serialization.dumps(item)
         size = serialization.encoded_size(payload)
+        if self._max_item_bytes is not None and size > self._max_item_bytes:
+            raise MemoryValueError(
+                f"item of {size} bytes is over max_value_bytes={self._max_item_bytes} "
+                f"(history '{self.name}')"
+            )
         r = self.retention
         if r.max_bytes is not None and size > r.max_bytes:
             raise MemoryValueError(

@@ -23,10 +23,20 @@ from ..jvm import LongTermMemoryStore
 from ..metrics import MetricsRecorder, Timer
 from ..models.llm import LLM
 from .audit import AuditTrail, MemoryEvent, iso_utc
+from .filters import check_filters, check_limit, check_min_score, check_query
 from .history import History
 from .items import MemoryAPI, MemoryItem, SearchMode
+from .limits import MemoryLimits
 from .long_term_config import LongTermMemoryConfig
 from .store import KeyValueStore
+from .validation import (
+    DEFAULT_LIMITS,
+    check_key,
+    check_memory_id,
+    check_memory_text,
+    check_metadata,
+    check_timestamp,
+)
 
 log = logging.getLogger(__name__)
 
@@ -36,18 +46,6 @@ SEQ_KEY = "__long_term_seq__"
 
 def content_hash(text: str) -> str:
     return hashlib.md5(text.encode()).hexdigest()
-
-
-def _check_metadata(metadata: dict[str, Any] | None) -> dict[str, Any]:
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, dict):
-        raise MemoryValueError(f"metadata must be a dict, got {type(metadata).__name__}")
-    try:
-        json.dumps(metadata, allow_nan=False)
-    except (TypeError, ValueError) as e:
-        raise MemoryValueError(f"metadata must be JSON-serialisable: {e}") from e
-    return metadata
 
 
 def _item(doc: dict[str, Any]) -> MemoryItem:
@@ -63,8 +61,10 @@ class LongTermMemory(MemoryAPI):
                  audit: AuditTrail, meta: KeyValueStore, now_ms: Callable[[], int],
                  key: Callable[[], Any], actor: Callable[[], str | None],
                  metrics: MetricsRecorder | None = None,
-                 touched: set[Any] | None = None) -> None:
+                 touched: set[Any] | None = None,
+                 limits: MemoryLimits = DEFAULT_LIMITS) -> None:
         self._store = store
+        self.limits = limits
         #: The runtime's set of what this run touched (commit and reset skip the rest).
         self._touched: set[Any] = touched if touched is not None else set()
         self.metrics = metrics or MetricsRecorder(enabled=False)
@@ -83,9 +83,21 @@ class LongTermMemory(MemoryAPI):
 
     # -- MemoryAPI -------------------------------------------------------------------------
     def add(self, memory: MemoryItem | str, metadata: dict[str, Any] | None = None) -> str:
-        item = MemoryItem(memory=memory) if isinstance(memory, str) else memory
-        text = self._text(item.memory)
-        meta = _check_metadata(item.metadata if metadata is None else metadata)
+        if isinstance(memory, str):
+            item = MemoryItem(memory=memory)
+        elif isinstance(memory, MemoryItem):
+            item = memory
+        else:
+            raise MemoryValueError(
+                f"ctx.memory.add takes a str or a MemoryItem, got {type(memory).__name__}")
+        where = f"ctx.memory.add({item.id!r})" if item.id else "ctx.memory.add"
+        text = check_memory_text(item.memory, where, self.limits)
+        meta = check_metadata(item.metadata if metadata is None else metadata, where,
+                              self.limits)
+        if item.id:
+            check_memory_id(item.id, self.limits)
+        if item.created_at is not None:
+            check_timestamp(item.created_at, f"{where}: created_at")
         # A generated id is new by construction; only a caller's id needs the lookup (which
         # would also make the index refresh its reader after the previous run's writes).
         memory_id = item.id or self._new_id()
@@ -105,10 +117,18 @@ class LongTermMemory(MemoryAPI):
         old = self._doc(memory_id)
         if old is None:
             raise MemoryNotFoundError(f"no memory '{memory_id}' for key {self._key()!r}")
-        item = MemoryItem(id=memory_id, memory=data) if isinstance(data, str) else data
-        text = self._text(item.memory)
+        if isinstance(data, str):
+            item = MemoryItem(id=memory_id, memory=data)
+        elif isinstance(data, MemoryItem):
+            item = data
+        else:
+            raise MemoryValueError(f"ctx.memory.update('{memory_id}') takes a str or a "
+                                   f"MemoryItem, got {type(data).__name__}")
+        where = f"ctx.memory.update({memory_id!r})"
+        text = check_memory_text(item.memory, where, self.limits)
         new_meta = metadata if metadata is not None else item.metadata
-        meta = _check_metadata(new_meta) if new_meta is not None else old.get("metadata") or {}
+        meta = (check_metadata(new_meta, where, self.limits) if new_meta is not None
+                else old.get("metadata") or {})
         now = self._now_ms()
         doc = {**old, "memory": text, "metadata": meta, "hash": content_hash(text),
                "updated_at": iso_utc(now),
@@ -134,7 +154,9 @@ class LongTermMemory(MemoryAPI):
 
     def get_all(self, filters: dict[str, Any] | None = None, limit: int = 100) -> list[MemoryItem]:
         """Memories of this key, newest first, optionally filtered by metadata."""
-        raw = self._store.getAll(json.dumps(filters or {}), int(limit), self._now_ms())
+        filters = check_filters(filters, "ctx.memory.get_all", self.limits)
+        check_limit(limit, "ctx.memory.get_all", self.limits)
+        raw = self._store.getAll(json.dumps(filters), limit, self._now_ms())
         return [_item(d) for d in json.loads(raw) if self._pending.get(d["id"], d) is not None]
 
     def recent_memories(self, n: int = 10) -> list[MemoryItem]:
@@ -149,11 +171,13 @@ class LongTermMemory(MemoryAPI):
         mode = mode or self.config.default_mode
         if mode not in ("vector", "keyword", "hybrid"):
             raise ValueError(f"unknown search mode {mode!r}: use vector, keyword or hybrid")
-        if not isinstance(limit, int) or limit < 1:
-            raise ValueError(f"search limit must be a positive int, got {limit!r}")
+        check_query(query, "ctx.memory.search", self.limits)
+        check_limit(limit, "ctx.memory.search", self.limits)
+        check_min_score(min_score, "ctx.memory.search")
+        filters = check_filters(filters, "ctx.memory.search", self.limits)
         vector = None if mode == "keyword" else self._vectors([query])[0].tobytes()
         options = {"mode": mode, "limit": limit, "min_score": min_score,
-                   "filters": filters or {}, "now": self._now_ms()}
+                   "filters": filters, "now": self._now_ms()}
         with Timer(self.metrics, f"long_term.search_us.{mode}"):
             hits = json.loads(self._store.search(query, vector, json.dumps(options)))
         self.metrics.inc(f"long_term.searches.{mode}")
@@ -170,7 +194,8 @@ class LongTermMemory(MemoryAPI):
                             "messages as they are (infer is off)")
                 self._warned_no_llm = True
             infer = False
-        return add_messages(self, messages, infer, _check_metadata(metadata))
+        return add_messages(self, messages, infer,
+                            check_metadata(metadata, "ctx.memory.add_messages", self.limits))
 
     # -- used by the add pipeline and the runtime ----------------------------------------------
     @property
@@ -257,11 +282,6 @@ class LongTermMemory(MemoryAPI):
             self._known_vectors = {}
 
     # -- internals -------------------------------------------------------------------------
-    def _text(self, text: Any) -> str:
-        if not isinstance(text, str) or not text.strip():
-            raise MemoryValueError(f"a memory's text must be a non-empty str, got {text!r}")
-        return text
-
     def _new_id(self) -> str:
         # Deterministic per key and sequence number, so a replay after restore makes the same ids.
         raw = self._meta.get(SEQ_KEY)
@@ -269,15 +289,21 @@ class LongTermMemory(MemoryAPI):
         self._meta.put(SEQ_KEY, str(seq))
         return str(uuid.uuid5(_ID_NAMESPACE, f"{self._key()}\x00{seq}"))
 
-    def _write(self, op: str, memory_id: str, doc: dict[str, Any] | None) -> None:
+    def _write(self, op: str, memory_id: str, doc: dict[str, Any] | None,
+               by_user: bool = True) -> None:
+        if by_user and len(self._ops) >= self.limits.max_memory_writes_per_run:
+            raise MemoryValueError(
+                f"a run may buffer at most max_memory_writes_per_run="
+                f"{self.limits.max_memory_writes_per_run} long-term adds, updates and deletes")
+        if not self._ops:  # the index stores the key as a term: once per run is enough
+            check_key(self._key(), self.limits)
         self.metrics.inc(f"long_term.{op}s")
         self._touched.add(self)
         self._ops.append((op, memory_id, doc))
         self._pending[memory_id] = doc
 
     def _doc(self, memory_id: str) -> dict[str, Any] | None:
-        if not isinstance(memory_id, str) or not memory_id:
-            raise MemoryValueError(f"a memory id must be a non-empty str, got {memory_id!r}")
+        check_memory_id(memory_id, self.limits)
         if memory_id in self._pending:
             return self._pending[memory_id]
         raw = self._store.get(memory_id, self._now_ms())
@@ -288,7 +314,13 @@ class LongTermMemory(MemoryAPI):
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
         with Timer(self.metrics, "long_term.embed_us"):
-            vectors = np.asarray(self._embedder.embed(texts), dtype=np.float32)
+            raw = self._embedder.embed(texts)
+        try:
+            vectors = np.asarray(raw, dtype=np.float32)
+        except (TypeError, ValueError) as e:
+            raise MemoryValueError(
+                f"embedder {self._embedder!r} returned {type(raw).__name__}, not an array of "
+                f"numbers, for {len(texts)} texts: {e}") from None
         self.metrics.observe("long_term.embed_batch_size", len(texts))
         dim = self._embedder.dim
         if vectors.ndim != 2 or vectors.shape != (len(texts), dim):
@@ -297,8 +329,11 @@ class LongTermMemory(MemoryAPI):
                 f"{(len(texts), dim)}"
             )
         norms = np.linalg.norm(vectors, axis=1)
-        if not np.all(np.isfinite(norms)) or np.any(norms == 0):
-            raise MemoryValueError(f"embedder {self._embedder!r} returned a zero or invalid vector")
+        bad = np.flatnonzero(~np.isfinite(norms) | (norms == 0))
+        if bad.size:
+            raise MemoryValueError(
+                f"embedder {self._embedder!r} returned a zero, NaN or infinite vector for "
+                f"{texts[bad[0]][:60]!r}")
         return np.ascontiguousarray(vectors / norms[:, None], dtype="<f4")
 
     def _enforce_max_items(self) -> None:
@@ -314,6 +349,6 @@ class LongTermMemory(MemoryAPI):
         live = [d for d in stored if self._pending.get(d["id"], d) is not None]
         live.sort(key=lambda d: (d.get("created_at") or "", d["id"]))
         for doc in live[: total - limit]:
-            self._write("delete", doc["id"], None)
+            self._write("delete", doc["id"], None, by_user=False)
             self._audit.record(doc["id"], "DELETE", doc["memory"], None, self._now_ms(),
                                "retention:max_items_per_key")

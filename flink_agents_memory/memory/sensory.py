@@ -15,27 +15,37 @@ from typing import Any
 
 from ..events import Event, InputEvent
 from .history import History
+from .limits import MemoryLimits
 from .memory_object import MemoryObject
-from .short_term import ShortTermMemory, StoredMemoryObject
+from .short_term import DEFAULT_MAX_VALUE_BYTES, ShortTermMemory, StoredMemoryObject
 from .store import DictStore
+from .validation import DEFAULT_LIMITS, check_value
 
 
-def storable(value: Any) -> Any:
-    """The input as stored in the window: itself if memory can hold it, else its repr."""
+def storable(value: Any, limits: MemoryLimits = DEFAULT_LIMITS,
+             max_bytes: int = DEFAULT_MAX_VALUE_BYTES) -> Any:
+    """The input as stored in the window: itself if memory can hold it, else its repr (cut to
+    ``max_bytes``): recording an input must never fail the run, whatever the input is."""
     from . import serialization
 
     try:
-        serialization.dumps(value)
-        return value
-    except TypeError:
-        return {"repr": repr(value)}
+        check_value(value, "input", limits)
+        if serialization.encoded_size(serialization.dumps(value)) <= max_bytes:
+            return value
+    except (TypeError, ValueError):
+        pass
+    # repr escapes lone surrogates; a quarter of the budget leaves room for 4-byte chars
+    return {"repr": repr(value)[: max(16, max_bytes // 4 - 32)]}
 
 
 class SensoryMemory:
     """Readable by tests and a future inspector through ``RunContext.sensory``."""
 
-    def __init__(self, window: History | None) -> None:
+    def __init__(self, window: History | None, limits: MemoryLimits = DEFAULT_LIMITS,
+                 max_bytes: int = DEFAULT_MAX_VALUE_BYTES) -> None:
         self._window = window
+        self._limits = limits
+        self._max_bytes = max_bytes
         self._scratch_store = DictStore()
         self.scratch: MemoryObject = StoredMemoryObject(ShortTermMemory(self._scratch_store))
 
@@ -48,7 +58,8 @@ class SensoryMemory:
         memory cannot hold are kept as their repr), so reading the window back never needs
         the event classes of the job."""
         if self._window is not None:
-            data = {name: storable(getattr(event, name)) for name in type(event).model_fields}
+            data = {name: storable(getattr(event, name), self._limits, self._max_bytes)
+                    for name in type(event).model_fields}
             self._window.append({"type": type(event).__name__, "data": data})
 
     def recent_events(self, n: int | None = None) -> list[dict[str, Any]]:

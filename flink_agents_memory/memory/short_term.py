@@ -18,11 +18,13 @@ from typing import Any
 
 from ..errors import MemoryPathError, MemoryValueError
 from . import serialization
+from .limits import MemoryLimits
 from .list_retention import ListRetention
 from .memory_object import MemoryObject
 from .recent import newest, require_count
 from .ref import MemoryRef, memory_ref, stored_type_name
 from .store import KeyValueStore
+from .validation import DEFAULT_LIMITS, check_str, check_value
 
 _VALUE = "\x00"
 _OBJECT = "\x01"
@@ -41,6 +43,11 @@ def check_path(path: str) -> None:
         raise MemoryPathError("a memory path must not be empty")
     if path[0] == "." or path[-1] == "." or ".." in path:
         raise MemoryPathError(f"memory path {path!r} has an empty segment")
+    if not path.isascii():
+        try:
+            check_str(path, f"memory path {path[:80]!r}")
+        except MemoryValueError as e:
+            raise MemoryPathError(str(e)) from None
 
 
 def split_path(path: str) -> list[str]:
@@ -68,11 +75,20 @@ class ShortTermMemory:
         max_value_bytes: int = DEFAULT_MAX_VALUE_BYTES,
         listener: ChangeListener | None = None,
         list_retention: ListRetention | None = None,
+        limits: MemoryLimits = DEFAULT_LIMITS,
     ) -> None:
         self._store = store
         self._max_value_bytes = max_value_bytes
         self._listener = listener
         self._list_retention = list_retention
+        self._limits = limits
+
+    def _check_new_path(self, full: str) -> None:
+        if len(full) > self._limits.max_path_chars:
+            raise MemoryPathError(
+                f"memory path {full[:80]!r}... has {len(full)} chars, over max_path_chars="
+                f"{self._limits.max_path_chars}"
+            )
 
     # -- raw entries -------------------------------------------------------------------------
     def read(self, path: str) -> tuple[bool, Any] | None:
@@ -88,6 +104,7 @@ class ShortTermMemory:
         self._store.put(path, _OBJECT + json.dumps(names, separators=(",", ":")))
 
     def _encode_value(self, path: str, value: Any) -> str:
+        check_value(value, f"value for '{path}'", self._limits)
         text = serialization.dumps(value)
         size = serialization.encoded_size(text)
         if size > self._max_value_bytes:
@@ -140,6 +157,7 @@ class ShortTermMemory:
     def set(self, base: str, path: str, value: Any) -> MemoryRef:
         check_path(path)
         full = join(base, path)
+        self._check_new_path(full)
         if type(value) not in _PLAIN and isinstance(value, MemoryObject):
             snapshot = _snapshot(value)
             self._new_object(base, path.split("."), full, overwrite=True)
@@ -177,6 +195,7 @@ class ShortTermMemory:
 
     def new_object(self, base: str, path: str, overwrite: bool) -> str:
         full = join(base, path)
+        self._check_new_path(full)
         self._new_object(base, split_path(path), full, overwrite)
         return full
 

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..memory.limits import MemoryLimits
 from ..memory.short_term import DEFAULT_MAX_VALUE_BYTES
 from .state_ttl import StateTtl
 
@@ -19,7 +20,12 @@ class AgentConfig(BaseModel):
         1000, ge=1, description="A run that queues more events than this fails (runaway loop)."
     )
     max_value_bytes: int = Field(
-        DEFAULT_MAX_VALUE_BYTES, ge=1, description="Largest encoded value one memory field holds."
+        DEFAULT_MAX_VALUE_BYTES, ge=1,
+        description="Largest encoded value one memory field (or history item) holds."
+    )
+    limits: MemoryLimits = Field(
+        MemoryLimits(), description="What user data must meet before a run's writes are "
+        "prepared (sizes, depth, ids, filters): docs/reliability.md lists the defaults."
     )
     retention_time: Literal["processing", "event"] = Field(
         "processing",

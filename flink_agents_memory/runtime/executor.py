@@ -5,7 +5,9 @@ Shared by the Flink function and the local runner, so both behave the same:
   it was, and the policy decides (``fail`` re-raises, ``skip`` logs and counts,
   ``dead_letter`` returns a :class:`DeadLetter`);
 * the *write* half is not guarded: an error while writing state or the index is an
-  infrastructure failure and always fails the job, which restores from its checkpoint.
+  infrastructure failure and always fails the job, which restores from its checkpoint. User
+  data never gets that far unchecked (memory/validation.py refuses it while preparing), and
+  whatever the write left buffered is dropped, so the next run does not write it again.
 """
 
 from __future__ import annotations
@@ -62,15 +64,19 @@ class RunExecutor:
         sampled = self._runs % SAMPLE_EVERY == 0 and metrics.enabled
         start = time.perf_counter() if sampled else 0.0
         ctx = self._ctx
-        ctx.begin(key, now_ms, value)
         try:
+            ctx.begin(key, now_ms, value)
             outputs = self._runner.run(value, ctx)
             plan = ctx.runtime.prepare_commit()
         except Exception as e:
             self._runs -= 1
             ctx.rollback()
             return self._failed(value, e)
-        ctx.runtime.write(plan, sampled)
+        try:
+            ctx.runtime.write(plan, sampled)
+        except BaseException:
+            ctx.rollback()
+            raise
         if sampled:
             metrics.observe("agent.events_per_run", self._runner.last_events)
             metrics.observe("agent.run_latency_us", (time.perf_counter() - start) * 1e6)

@@ -30,9 +30,11 @@ DEAD_LETTER_TAG = OutputTag("flink_agents_memory.dead_letter", Types.STRING())
 
 
 def dead_letter_json(letter: DeadLetter) -> str:
+    """Always valid text: the error message may quote user input (a lone surrogate is
+    escaped, since PEMJA cannot hand it to Java)."""
+    error = letter.error.encode("utf-8", "backslashreplace").decode()
     return dumps({"key": storable(letter.key), "input": storable(letter.input),
-                  "error": letter.error, "error_type": letter.error_type,
-                  "action": letter.action})
+                  "error": error, "error_type": letter.error_type, "action": letter.action})
 
 
 class FlinkListState:

@@ -90,12 +90,20 @@ class MemoryRuntime:
         self._actor = actor
         self._store = store
 
-        def history(name: str, retention: Retention) -> History:
+        # Built-in histories wrap values already checked (a MemoryItem holds the metadata, a
+        # MemoryEvent the short-term value): two levels more than a value may have.
+        builtin_limits = config.limits.model_copy(
+            update={"max_depth": config.limits.max_depth + 2})
+
+        def history(name: str, retention: Retention, declared: bool = False) -> History:
             backend = states.list_state(f"flink_agents_memory.history.{name}")
             return History(name, retention, backend, self.meta, now_ms, self._evict_to_long_term,
-                           self.metrics, self._touched)
+                           self.metrics, self._touched,
+                           config.limits if declared else builtin_limits,
+                           config.max_value_bytes if declared else None)
 
-        self.histories = {name: history(name, r) for name, r in agent.histories.items()}
+        self.histories = {name: history(name, r, declared=True)
+                          for name, r in agent.histories.items()}
         ltm = agent.long_term_memory
         self.audit = AuditTrail(history(AUDIT, ltm.audit))
         recent = history(RECENT, ltm.recent)
@@ -105,15 +113,16 @@ class MemoryRuntime:
             window = history(SENSORY, Retention(max_items=config.sensory_window or None,
                                                 ttl_ms=config.sensory_window_ms))
             self._builtin.append(window)
-        self.sensory = SensoryMemory(window)
+        self.sensory = SensoryMemory(window, config.limits, config.max_value_bytes)
         listener = self._audit_short_term if config.audit_short_term else None
         lists = ListRetention(dict(agent.short_term_retention), self._list_to_long_term) \
             if agent.short_term_retention else None
         self.stm_root = StoredMemoryObject(
-            ShortTermMemory(self.stm_buffer, config.max_value_bytes, listener, lists))
+            ShortTermMemory(self.stm_buffer, config.max_value_bytes, listener, lists,
+                            config.limits))
         self.long_term = None if store is None else LongTermMemory(
             store, ltm, recent, self.audit, self.meta, now_ms, key, actor, self.metrics,
-            self._touched)
+            self._touched, config.limits)
 
     def history(self, name: str) -> History:
         history = self.histories.get(name)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..context import RunnerContext
 from ..errors import ConfigurationError
 from ..events import Event, InputEvent
+from ..memory.filters import check_knowledge_search
 from ..memory.history import History
 from ..memory.long_term import LongTermMemory
 from ..memory.memory_object import MemoryObject
@@ -98,6 +99,7 @@ class RunContext(RunnerContext):
                          limit: int = 10) -> list[KnowledgeItem]:
         from ..knowledge.base import search_all
 
+        check_knowledge_search(query, source, limit, self.runtime.config.limits)
         bases = self.runtime.knowledge_bases
         metrics = self.runtime.metrics
         metrics.inc("knowledge.calls")
