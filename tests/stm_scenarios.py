@@ -13,7 +13,7 @@ from flink_agents_memory import MemoryObject, MemoryRef
 
 
 def seed_000_example(root: MemoryObject) -> None:
-    """Every example line of seed 000, verbatim."""
+    """Every example line of the short-term memory design, verbatim."""
     root.set("x", 100)
     root.set("y", "abc")
     obj_z = root.new_object("z")
@@ -81,7 +81,7 @@ def delete_and_values(root: MemoryObject) -> None:
 
 
 class CustomDataSet(BaseModel):
-    """Custom data object (seed 000's MemoryRef example)."""
+    """Custom data object (the short-term memory design's MemoryRef example)."""
 
     id: str
     data: bytes
@@ -92,7 +92,8 @@ class Envelope(BaseModel):
 
 
 def memory_ref_roundtrip(root: MemoryObject) -> None:
-    """Seed 000's MemoryRef approaches 1 and 2, in one action (the Flink test uses two)."""
+    """The short-term memory design's MemoryRef approaches 1 and 2, in one action (the
+    Flink test uses two)."""
     data = CustomDataSet(id="large_002", data=b"some large content")
     path = "shared_datasets.large_002.content"
     root.set(path, data)

@@ -1,4 +1,5 @@
-"""Knowledge: shared, external knowledge sources on a vector database (seed 003 Knowledge).
+"""Knowledge: shared, external knowledge sources on a vector database (Knowledge in
+the memory system design).
 
 ``KnowledgeBase`` searches sources (Chroma collections by default) over HTTP; agents declare
 their bases in ``Agent.knowledge_bases`` and search them with ``ctx.search_knowledge``.

@@ -1,4 +1,4 @@
-"""KnowledgeBase: shared, read-mostly knowledge on an external vector database (seed 003).
+"""KnowledgeBase: shared, read-mostly knowledge on an external vector database.
 
 Unlike an agent's memory, knowledge is not Flink state: every subtask of every job reads the
 same sources, and nothing about it is checkpointed. A KnowledgeBase is declared on the agent
@@ -274,8 +274,9 @@ class KnowledgeBase:
 
 def search_all(bases: list[KnowledgeBase], query: str, source: str | None = None,
                limit: int = 10) -> list[KnowledgeItem]:
-    """Seed 003's AgentWithMemory.search_knowledge: every base searched (only those that have
-    ``source``, if given), results merged by score, the best ``limit`` kept.
+    """AgentWithMemory.search_knowledge of the memory system design: every base searched
+    (only those that have ``source``, if given), results merged by score, the best ``limit``
+    kept.
 
     A ``source`` that no base has is a KnowledgeSourceNotFoundError, unless a base that could
     not be asked answered ``[]`` (``on_error="empty"``).

@@ -18,14 +18,13 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-_REPO = Path(__file__).resolve().parents[2]
-
 
 def find_chroma(explicit: str | None = None) -> str | None:
-    """The ``chroma`` executable: ``explicit``, ``$CHROMA_BIN``, the repo's ``.venv-chroma``,
-    this interpreter's ``bin/``, then ``PATH``."""
+    """The ``chroma`` executable: ``explicit``, ``$CHROMA_BIN``, ``.venv-chroma`` of the current
+    directory (``make install`` makes it in a checkout), this interpreter's ``bin/``, then
+    ``PATH``. Nothing depends on where the package is installed."""
     candidates = [explicit, os.environ.get("CHROMA_BIN"),
-                  str(_REPO / ".venv-chroma" / "bin" / "chroma"),
+                  str(Path(".venv-chroma") / "bin" / "chroma"),
                   str(Path(sys.prefix) / "bin" / "chroma"), shutil.which("chroma")]
     for c in candidates:
         if c and Path(c).is_file() and os.access(c, os.X_OK):

@@ -1,1 +1,1 @@
-"""Memory kinds: short-term (seed 000), and the value serialization they share."""
+"""Memory kinds: short-term, histories, long-term, and the value serialization they share."""

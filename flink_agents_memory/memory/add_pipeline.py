@@ -1,5 +1,5 @@
-"""The mem0-style add pipeline (seed 003): extract facts, embed, find similar memories, let
-the LLM decide ADD / UPDATE / DELETE / NONE, apply, audit.
+"""The mem0-style add pipeline of the memory system design: extract facts, embed, find similar
+memories, let the LLM decide ADD / UPDATE / DELETE / NONE, apply, audit.
 
 Existing memories are shown to the LLM under small integer ids ("0", "1", ...) and mapped
 back, so a hallucinated id can never touch a memory that was not shown; an unknown id is a

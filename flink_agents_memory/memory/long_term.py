@@ -185,7 +185,7 @@ class LongTermMemory(MemoryAPI):
 
     def add_messages(self, messages: list[dict[str, str]] | str, infer: bool = True,
                      metadata: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        """The mem0 add pipeline of seed 003 (see memory/add_pipeline.py)."""
+        """The mem0 add pipeline of the memory system design (see memory/add_pipeline.py)."""
         from .add_pipeline import add_messages
 
         if infer and self.config.llm is None:

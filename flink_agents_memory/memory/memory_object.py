@@ -1,4 +1,5 @@
-"""The MemoryObject interface of seed 000 (plus ``delete`` and ``get_recent``)."""
+"""The MemoryObject interface of the short-term memory design (plus
+``delete`` and ``get_recent``)."""
 
 from __future__ import annotations
 
@@ -43,4 +44,5 @@ class MemoryObject(ABC):
 
     @abstractmethod
     def get_recent(self, path: str, n: int) -> list[Any]:
-        """The last ``n`` elements of the list stored at ``path`` (seed 000's retention API)."""
+        """The last ``n`` elements of the list stored at ``path`` (the
+        short-term memory design's retention API)."""

@@ -1,9 +1,10 @@
 """Key-value stores under short-term memory, and the run buffer that makes a run atomic.
 
-Short-term memory is one Flink ``MapState<str, str>`` per key (seed 000); values are tagged
-JSON text, which PyFlink's thread mode passes without conversion. The memory logic is
-written against :class:`KeyValueStore` so the same code runs on real Flink state and, in unit
-tests, on a dict; :class:`RunBuffer` sits in between for the length of one run.
+Short-term memory is one Flink ``MapState<str, str>`` per key (the short-term memory
+design); values are tagged JSON text, which PyFlink's thread mode passes without
+conversion. The memory logic is written against :class:`KeyValueStore` so the same code
+runs on real Flink state and, in unit tests, on a dict; :class:`RunBuffer` sits in between
+for the length of one run.
 """
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ class MiniLMEmbedder:
 
     Needs the ``models`` extra (sentence-transformers, torch). The model loads on first use, in
     the TaskManager; a job that imports torch must not chain it to a legacy source thread
-    (see PYFLINK_FACTS.md).
+    (verified on PyFlink 2.3 thread mode).
     """
 
     def __init__(self, threads: int | None = 1, batch_size: int = 32) -> None:

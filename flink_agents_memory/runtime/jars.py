@@ -1,4 +1,8 @@
-"""Where the java_udf jar is: packaged next to the code, or fresh from the Maven build."""
+"""Where the operator jar is: inside the installed package (``flink_agents_memory/jars/``).
+
+The wheel ships it there; in a checkout ``make jar`` builds it with Maven and copies it there,
+so an editable install and an installed wheel find it the same way.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +11,16 @@ from pathlib import Path
 from ..errors import ConfigurationError
 
 JAR_NAME = "flink-agents-memory-java-0.1.0.jar"
-_PACKAGE_JARS = Path(__file__).resolve().parent.parent / "jars"
-_MAVEN_TARGET = Path(__file__).resolve().parents[2] / "java_udf" / "target"
+PACKAGE_JARS = Path(__file__).resolve().parent.parent / "jars"
 
 
-def operator_jar() -> Path:
-    """Path of the operator jar; a clear error says how to build it when it is missing."""
-    for candidate in (_PACKAGE_JARS / JAR_NAME, _MAVEN_TARGET / JAR_NAME):
-        if candidate.is_file():
-            return candidate
+def operator_jar(directory: Path = PACKAGE_JARS) -> Path:
+    """Path of the operator jar; a clear error says how to get it when it is missing."""
+    jar = directory / JAR_NAME
+    if jar.is_file():
+        return jar
     raise ConfigurationError(
-        f"the operator jar {JAR_NAME} was not found in {_PACKAGE_JARS} or {_MAVEN_TARGET}; "
-        "run `make install` (or `make jar`) to build it with Maven"
+        f"the operator jar {JAR_NAME} is missing from {directory}: in a source checkout run "
+        "`make jar` (Maven builds java_udf and copies the jar there); an installed wheel "
+        "ships it, so reinstall the package"
     )

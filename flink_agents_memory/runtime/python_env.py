@@ -14,6 +14,8 @@ from pathlib import Path
 
 from pyflink.datastream import StreamExecutionEnvironment
 
+import flink_agents_memory
+
 from ..errors import ConfigurationError
 from .jars import operator_jar
 from .pyflink_internals import j_env_configuration
@@ -24,12 +26,18 @@ PYTHON_PATH = "python.pythonpath"
 PIPELINE_JARS = "pipeline.jars"
 
 
+def package_root() -> str:
+    """The directory that holds the ``flink_agents_memory`` package: site-packages for an
+    installed wheel, the checkout for an editable install."""
+    return str(Path(flink_agents_memory.__file__).resolve().parent.parent)
+
+
 def python_path_entries() -> list[str]:
     """This interpreter's import path (site-packages, the package, the job's own modules)."""
     seen: list[str] = []
     # The package's own root first: an editable install is found through an import hook,
     # not a sys.path entry, and the embedded interpreter does not run that hook.
-    for entry in [str(Path(__file__).resolve().parents[2]), *sys.path]:
+    for entry in [package_root(), *sys.path]:
         path = os.path.abspath(entry or os.getcwd())
         if os.path.isdir(path) and path not in seen:
             seen.append(path)

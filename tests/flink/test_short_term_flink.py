@@ -52,8 +52,8 @@ class MyEvent(Event):
 
 
 class RefAgent(Agent):
-    """Seed 000's agent example: action_a stores data and passes a MemoryRef to action_b.
-    A later run of the same key reads the data stored by the first run."""
+    """The short-term memory design's agent example: action_a stores data and passes a
+    MemoryRef to action_b. A later run of the same key reads the data stored by the first run."""
 
     memory_types = (CustomDataSet,)
 

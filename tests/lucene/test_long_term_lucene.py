@@ -1,5 +1,6 @@
-"""ctx.memory (seed 003 MemoryAPI) on the real Lucene index: CRUD, search modes, audit,
-retention, run atomicity, bad input, and the mem0 add pipeline against a scripted HTTP LLM."""
+"""ctx.memory (the memory system design's MemoryAPI) on the real Lucene index: CRUD, search
+modes, audit, retention, run atomicity, bad input, and the mem0 add pipeline against a
+scripted HTTP LLM."""
 
 from __future__ import annotations
 

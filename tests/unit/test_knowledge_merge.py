@@ -1,5 +1,6 @@
-"""Merging results across sources and bases (seed 003 AgentWithMemory.search_knowledge), over
-an in-memory KnowledgeBackend (the extension point Qdrant/pgvector backends implement)."""
+"""Merging results across sources and bases (AgentWithMemory.search_knowledge of the
+memory system design), over an in-memory KnowledgeBackend (the extension point
+Qdrant/pgvector backends implement)."""
 
 from __future__ import annotations
 

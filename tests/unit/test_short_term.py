@@ -1,4 +1,5 @@
-"""Short-term memory flattening on a dict store: seed 000's scenarios and the path rules."""
+"""Short-term memory flattening on a dict store: the short-term memory design's scenarios and
+the path rules."""
 
 from __future__ import annotations
 
