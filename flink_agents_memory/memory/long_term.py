@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import MemoryValueError
+from ..errors import ConfigurationError, MemoryValueError
 from ..metrics import MetricsRecorder, Timer
 from ..models.embedders import Embedder, default_embedder
 from ..models.llm import LLM
@@ -57,6 +57,20 @@ class LongTermMemoryConfig(BaseModel):
 
     def resolved_embedder(self) -> Embedder:
         return self.embedder if self.embedder is not None else default_embedder()
+
+    def check_embedder(self) -> None:
+        """At job build: the embedder is one, and its model is installed (not found mid-job)."""
+        if self.embedder is None:
+            return
+        dim = getattr(self.embedder, "dim", None)
+        if not callable(getattr(self.embedder, "embed", None)) or not isinstance(dim, int) \
+                or isinstance(dim, bool) or dim < 1:
+            raise ConfigurationError(
+                f"long_term_memory.embedder {self.embedder!r} is not an Embedder: it needs "
+                f"embed(texts) and an int dim >= 1 (got dim={dim!r})")
+        check = getattr(self.embedder, "check_available", None)
+        if callable(check):
+            check()
 
 
 def content_hash(text: str) -> str:
