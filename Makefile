@@ -135,3 +135,34 @@ cluster-status:
 ## submit: flink run -py $(JOB) $(JOB_ARGS) on the running cluster (make submit JOB=examples/demo.py)
 submit:
 	$(CLUSTER) submit --dir $(CLUSTER_DIR) $(JOB) $(JOB_ARGS)
+
+## Docker (docs/operations.md#docker): images built locally from a Debian bookworm base, no
+## image registry needed. install-docker-engine: Debian's docker.io, docker-compose 1.29 and
+## debootstrap (root, apt); docker-engine-start/-stop: a dockerd of our own (PID in var/dockerd/)
+## where no service manager runs one.
+COMPOSE_PROJECT ?= flink-agents-memory
+COMPOSE := $(shell docker compose version >/dev/null 2>&1 && echo 'docker compose' || echo docker-compose) \
+           -p $(COMPOSE_PROJECT) -f docker/docker-compose.yml
+
+.PHONY: install-docker-engine docker-engine-start docker-engine-stop docker-build docker-up docker-down
+
+install-docker-engine:
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q docker.io docker-compose debootstrap
+
+docker-engine-start:
+	docker/engine.sh start
+
+docker-engine-stop:
+	docker/engine.sh stop
+
+## docker-build: base image (docker/base-image.sh), wheels, flink-agents-memory:dev + chroma image
+docker-build: jar
+	CHROMADB_SPEC='$(CHROMADB_SPEC)' docker/build-images.sh
+
+## docker-up: JobManager, 2 TaskManagers, Chroma (REST on 127.0.0.1:8081, FLINK_REST_PORT=...)
+docker-up: docker-build
+	$(COMPOSE) up -d
+
+## docker-down: stop and remove the compose cluster's containers, network and volumes
+docker-down:
+	$(COMPOSE) down -v --remove-orphans
