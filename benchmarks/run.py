@@ -1,6 +1,7 @@
 """Run every benchmark, write docs/benchmarks/*.json, docs/img/*.png and docs/benchmarks.md.
 
     python -m benchmarks.run [--quick] [--only bench_stm,bench_ltm,...] [--reuse] [--render]
+                             [--report-dir DIR]
 
 Every module runs in its own process (a fresh JVM). ``--only X --reuse`` re-runs X and
 rebuilds the whole report with the other modules' last JSON results.
@@ -9,7 +10,8 @@ rebuilds the whole report with the other modules' last JSON results.
 cannot be run (its venv is missing or its job fails): a missing comparison must never read as
 a win. docs/benchmarks.md is generated here, never edited by hand; a quick run writes
 docs/benchmarks/quick/ (JSON and benchmarks.md, no plots) instead, so it never overwrites the
-full figures.
+full figures. ``--report-dir DIR`` writes the JSON and benchmarks.md of a run to DIR instead
+(``make ci-bench`` uses var/bench-quick/, so CI leaves the committed files alone).
 """
 
 from __future__ import annotations
@@ -75,8 +77,7 @@ def render(results: dict[str, Any], failures: dict[str, str], quick: bool,
         f"Machine: {machine_md(meta['machine'])}. The machine is shared with other engineers' "
         "test runs, so absolute figures are noisy; every comparison runs both sides in the same "
         "run, alternating, and the ratios are the figures to read.", "",
-        "Raw results: `docs/benchmarks/*.json`" + (" (quick: `docs/benchmarks/quick/`)" if quick
-                                                   else "") + ".", "",
+        f"Raw results: `{meta['raw_dir']}/*.json`.", "",
         "## Summary", "",
         "| figure | ours | peer / baseline | ratio | target | met | command |",
         "|---|---|---|---|---|---|---|"]
@@ -110,6 +111,9 @@ def main() -> int:
                         "and write the whole report")
     p.add_argument("--render", action="store_true",
                    help="run nothing: rebuild the report (and plots) from the JSON files")
+    p.add_argument("--report-dir",
+                   help="write the JSON results and benchmarks.md here (default: docs/benchmarks"
+                        "/ and docs/benchmarks.md; quick: docs/benchmarks/quick/)")
     p.add_argument("--module", help=argparse.SUPPRESS)  # internal: run one module, --out JSON
     p.add_argument("--out", help=argparse.SUPPRESS)
     a = p.parse_args()
@@ -126,7 +130,9 @@ def main() -> int:
     if a.render:
         a.only, a.reuse = "-", True
     json_dir = ROOT / "docs" / "benchmarks" / ("quick" if a.quick else "")
-    img_dir = ROOT / "docs" / "img"
+    if a.report_dir:
+        json_dir = Path(a.report_dir).resolve()
+    img_dir = json_dir / "img" if a.report_dir else ROOT / "docs" / "img"
     json_dir.mkdir(parents=True, exist_ok=True)
     img_dir.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {}
@@ -164,12 +170,14 @@ def main() -> int:
     wall = time.time() - started
     if a.only and a.reuse:  # the modules' own times: the report's run is their sum
         wall = sum(r.get("elapsed_s", 0) for r in results.values())
-    meta = {"machine": mach, "wall_s": wall}
+    raw_dir = json_dir.relative_to(ROOT) if json_dir.is_relative_to(ROOT) else json_dir
+    meta = {"machine": mach, "wall_s": wall, "raw_dir": str(raw_dir)}
     md = render(results, failures, a.quick, started, images, meta)
-    target = json_dir / "benchmarks.md" if a.quick else ROOT / "docs" / "benchmarks.md"
+    target = json_dir / "benchmarks.md" if a.quick or a.report_dir else \
+        ROOT / "docs" / "benchmarks.md"
     if not a.only or a.reuse:
         target.write_text(md)
-        print(f"wrote {target.relative_to(ROOT)}")
+        print(f"wrote {target}")
     else:
         print(md)
     if failures:
