@@ -1,0 +1,48 @@
+"""Takes a real savepoint of a real MiniCluster job running :class:`InspectorAgent`."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from inspector_agent import SCRIPT, InspectorAgent
+from pyflink.common import Configuration, Types, WatermarkStrategy
+from pyflink.datastream import StreamExecutionEnvironment
+from pyflink.datastream.connectors.number_seq import NumberSequenceSource
+
+from flink_agents_memory import AgentsExecutionEnvironment
+from flink_agents_memory.runtime.savepoint import stop_with_savepoint
+
+
+def take_savepoint(tmp: Path, script: list[str] = SCRIPT, parallelism: int = 2,
+                   event: Callable[[int], str] | None = None) -> str:
+    """Run the agent over ``script`` (then ticks), stop with a savepoint, return its path."""
+    out = tmp / "outputs.jsonl"
+    conf = Configuration()
+    conf.set_string("execution.checkpointing.interval", "500ms")
+    conf.set_string("execution.checkpointing.dir", (tmp / "chk").as_uri())
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(parallelism)
+    env.set_max_parallelism(128)
+    n = len(script)
+
+    def label(i: int) -> str:
+        if i < n:
+            return script[i]
+        time.sleep(0.05)  # ticks: the job stays up until the savepoint
+        return f"tick|{i}"
+
+    agents = AgentsExecutionEnvironment.get_execution_environment(env)
+    ds = (env.from_source(NumberSequenceSource(0, 10**9), WatermarkStrategy.no_watermarks(), "seq")
+          .set_parallelism(1).map(event or label, output_type=Types.STRING()).set_parallelism(1))
+    agents.from_datastream(ds, lambda v: v.split("|", 1)[0]).apply(
+        InspectorAgent(out_file=str(out))).to_datastream(Types.STRING()).print()
+    client = env.execute_async("inspector-test")
+    deadline = time.time() + 300
+    while not out.exists() or len(out.read_text().splitlines()) < n:
+        if time.time() > deadline:
+            client.cancel()
+            raise AssertionError(f"the job wrote only part of {n} outputs to {out}")
+        time.sleep(0.2)
+    return stop_with_savepoint(client, (tmp / "savepoints").as_uri())
