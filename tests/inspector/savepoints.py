@@ -22,6 +22,8 @@ def take_savepoint(tmp: Path, script: list[str] = SCRIPT, parallelism: int = 2,
     conf = Configuration()
     conf.set_string("execution.checkpointing.interval", "500ms")
     conf.set_string("execution.checkpointing.dir", (tmp / "chk").as_uri())
+    # state in files of their own, not inlined into _metadata: the bad-input tests damage them
+    conf.set_string("execution.checkpointing.data-inline-threshold", "0b")
     env = StreamExecutionEnvironment.get_execution_environment(conf)
     env.set_parallelism(parallelism)
     env.set_max_parallelism(128)
@@ -45,4 +47,23 @@ def take_savepoint(tmp: Path, script: list[str] = SCRIPT, parallelism: int = 2,
             client.cancel()
             raise AssertionError(f"the job wrote only part of {n} outputs to {out}")
         time.sleep(0.2)
+    return stop_with_savepoint(client, (tmp / "savepoints").as_uri())
+
+
+def take_foreign_savepoint(tmp: Path) -> str:
+    """A savepoint of another job: a source and a keyed reduce (keyed state of another
+    operator), no memory operator."""
+    env = StreamExecutionEnvironment.get_execution_environment(Configuration())
+    env.set_parallelism(1)
+    AgentsExecutionEnvironment.get_execution_environment(env)  # thread mode, as agent jobs
+
+    def slow(i: int) -> int:
+        time.sleep(0.05)
+        return i
+
+    (env.from_source(NumberSequenceSource(0, 10**9), WatermarkStrategy.no_watermarks(), "seq")
+     .map(slow, output_type=Types.LONG()).key_by(lambda i: i % 3, key_type=Types.LONG())
+     .reduce(lambda a, b: a + b).print())
+    client = env.execute_async("foreign")
+    time.sleep(3)
     return stop_with_savepoint(client, (tmp / "savepoints").as_uri())
