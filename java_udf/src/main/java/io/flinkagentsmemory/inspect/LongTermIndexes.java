@@ -44,7 +44,7 @@ public final class LongTermIndexes implements Closeable {
     private final List<SubtaskStats> subtasks;
     private final int maxParallelism;
 
-    private LongTermIndexes(SubtaskMemoryIndexes indexes, List<SubtaskStats> subtasks, int maxParallelism) {
+    LongTermIndexes(SubtaskMemoryIndexes indexes, List<SubtaskStats> subtasks, int maxParallelism) {
         this.indexes = indexes;
         this.store = new LongTermMemoryStore(indexes, currentKey);
         this.subtasks = subtasks;
@@ -66,15 +66,17 @@ public final class LongTermIndexes implements Closeable {
                             + " is stored as " + handle.getClass().getSimpleName()
                             + ", not as key groups: not a flink_agents_memory savepoint");
                 }
-                restoreHandle(raw, indexes, groups, e.getKey());
+                groups.addAll(restore(raw, indexes, e.getKey()));
             }
             stats.add(new SubtaskStats(e.getKey(), range.getStartKeyGroup(), range.getEndKeyGroup(), groups));
         }
         return new LongTermIndexes(indexes, stats, state.maxParallelism());
     }
 
-    private static void restoreHandle(KeyGroupsStateHandle raw, SubtaskMemoryIndexes indexes,
-            List<KeyGroupStats> out, int subtask) throws InspectionException {
+    /** Restores the key groups of one raw keyed state handle; returns those with an index. */
+    static List<KeyGroupStats> restore(KeyGroupsStateHandle raw, SubtaskMemoryIndexes indexes, int subtask)
+            throws InspectionException {
+        List<KeyGroupStats> out = new ArrayList<>();
         int kg = -1;
         try (FSDataInputStream in = raw.openInputStream()) {
             for (int group : raw.getKeyGroupRange()) {
@@ -90,6 +92,7 @@ public final class LongTermIndexes implements Closeable {
                     + (kg >= 0 ? ", key group " + kg : "") + " is unreadable (corrupt or missing file): "
                     + e.getMessage(), e);
         }
+        return out;
     }
 
     private static KeyGroupStats stats(int keyGroup, Path dir) throws IOException {
