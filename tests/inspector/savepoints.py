@@ -8,8 +8,10 @@ from pathlib import Path
 
 from inspector_agent import SCRIPT, InspectorAgent
 from pyflink.common import Configuration, Types, WatermarkStrategy
+from pyflink.common.job_client import JobClient
 from pyflink.datastream import StreamExecutionEnvironment
 from pyflink.datastream.connectors.number_seq import NumberSequenceSource
+from pyflink.java_gateway import get_gateway
 
 from flink_agents_memory import AgentsExecutionEnvironment
 from flink_agents_memory.runtime.savepoint import stop_with_savepoint
@@ -24,6 +26,9 @@ def take_savepoint(tmp: Path, script: list[str] = SCRIPT, parallelism: int = 2,
     conf.set_string("execution.checkpointing.dir", (tmp / "chk").as_uri())
     # state in files of their own, not inlined into _metadata: the bad-input tests damage them
     conf.set_string("execution.checkpointing.data-inline-threshold", "0b")
+    # the last checkpoint stays when the job ends: the retained-checkpoint test reads it
+    conf.set_string("execution.checkpointing.externalized-checkpoint-retention",
+                    "RETAIN_ON_CANCELLATION")
     env = StreamExecutionEnvironment.get_execution_environment(conf)
     env.set_parallelism(parallelism)
     env.set_max_parallelism(128)
@@ -47,7 +52,32 @@ def take_savepoint(tmp: Path, script: list[str] = SCRIPT, parallelism: int = 2,
             client.cancel()
             raise AssertionError(f"the job wrote only part of {n} outputs to {out}")
         time.sleep(0.2)
-    return stop_with_savepoint(client, (tmp / "savepoints").as_uri())
+    # one more checkpoint after every output, so the retained one holds all of them too
+    seen = latest_checkpoint(tmp / "chk")
+    while latest_checkpoint(tmp / "chk") == seen:
+        if time.time() > deadline:
+            client.cancel()
+            raise AssertionError("no checkpoint completed after the outputs")
+        time.sleep(0.2)
+    return savepoint_then_cancel(client, (tmp / "savepoints").as_uri())
+
+
+def savepoint_then_cancel(client: JobClient, directory_uri: str) -> str:
+    """A canonical savepoint of the running job, then cancel it: a cancelled job keeps its last
+    checkpoint (RETAIN_ON_CANCELLATION), a stopped (finished) one does not. PyFlink 2.3's
+    ``trigger_savepoint`` calls a removed Java method, so this calls the real one."""
+    gateway = get_gateway()
+    format_type = gateway.jvm.org.apache.flink.core.execution.SavepointFormatType.CANONICAL
+    path = str(client._j_job_client.triggerSavepoint(directory_uri, format_type).get(
+        120_000, gateway.jvm.java.util.concurrent.TimeUnit.MILLISECONDS))
+    client.cancel().result()
+    return path
+
+
+def latest_checkpoint(checkpoints: Path) -> Path | None:
+    """The newest completed checkpoint (``chk-N`` with a ``_metadata``) under ``checkpoints``."""
+    done = [p.parent for p in checkpoints.glob("*/chk-*/_metadata")]
+    return max(done, key=lambda p: int(p.name.split("-")[1]), default=None)
 
 
 def take_foreign_savepoint(tmp: Path) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from savepoints import latest_checkpoint
 
 from flink_agents_memory.inspector import InspectorError, SavepointView
 from flink_agents_memory.inspector.savepoint_view import local_path
@@ -136,3 +137,18 @@ def test_reading_changes_nothing_in_the_savepoint(savepoint, view):
         view.search(key, "peanuts tea piano")
     assert digest(directory) == before
     assert urlparse(savepoint).scheme == "file"
+
+
+def test_a_retained_checkpoint_reads_like_the_savepoint(savepoint, view):
+    """A hashmap backend's retained checkpoint is not in the canonical savepoint format: its
+    keyed state goes through the State Processor API instead, with the same result."""
+    checkpoint = latest_checkpoint(local_path(savepoint).parents[1] / "chk")
+    assert checkpoint is not None, "the job retains its last checkpoint"
+    retained = SavepointView(str(checkpoint), embedder=view.embedder, agent=view.agent)
+    try:
+        assert retained.keys() == view.keys()
+        for key in ("alice", "bob"):
+            assert retained.key(key) == view.key(key)
+            assert retained.memories(key) == view.memories(key)
+    finally:
+        retained.close()

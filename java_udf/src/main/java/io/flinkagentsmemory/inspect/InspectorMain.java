@@ -43,7 +43,10 @@ public final class InspectorMain {
             Path work = Files.createDirectories(Path.of(args[1]));
             indexes = LongTermIndexes.materialise(state, work.resolve("index"));
             long indexMs = (System.nanoTime() - start) / 1_000_000;
-            long keys = KeyedMemoryReader.dump(state, work.resolve("keys.jsonl"), 1);
+            Path keysFile = work.resolve("keys.jsonl");
+            long keys = SavepointKeyedStateReader.canRead(state)
+                    ? SavepointKeyedStateReader.dump(state, keysFile)
+                    : KeyedMemoryReader.dump(state, keysFile, 1);
             protocol.println(MAPPER.writeValueAsString(
                     Summary.of(state, indexes, keys, indexMs, (System.nanoTime() - start) / 1_000_000)));
         } catch (InspectionException e) {
