@@ -10,6 +10,7 @@ CHROMA := $(CHROMA_VENV)/bin/chroma
 CHROMADB_SPEC := chromadb>=1.5,<2
 
 PHONY_EMBED := install-embedder bench-retrieval bench-retrieval-data
+.PHONY: install-browser inspect
 .PHONY: $(PHONY_EMBED) install install-models install-knowledge demo-memory jar test test-python test-java lint demo bench bench-quick bench-deps bench-peers ci-bench clean \
         cluster-up cluster-down cluster-status submit
 
@@ -45,6 +46,16 @@ $(CHROMA):
 	$(CHROMA_VENV)/bin/python -m pip install -q --upgrade pip
 	$(CHROMA_VENV)/bin/python -m pip install -q '$(CHROMADB_SPEC)'
 	touch $(CHROMA)
+
+## install-browser: Debian's chromium + chromium-driver for the inspector's browser test
+## (root, as in CI; selenium drives the system driver, nothing is downloaded at test time)
+install-browser:
+	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+	  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver; }
+
+## inspect: serve the memory inspector for a savepoint (make inspect SAVEPOINT=path ARGS=...)
+inspect:
+	$(VENV)/bin/flink-agents-memory inspect $(SAVEPOINT) $(ARGS)
 
 ## jar: build the java_udf operator jar (Maven, Java 17) and put it into the package
 jar:

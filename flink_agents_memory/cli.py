@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from .errors import FlinkAgentsMemoryError
 
 #: Modules whose ``register(subparsers)`` adds a subcommand (group) to the CLI.
-COMMAND_GROUPS = ["flink_agents_memory.knowledge.cli"]
+COMMAND_GROUPS = ["flink_agents_memory.knowledge.cli", "flink_agents_memory.inspector.cli"]
 
 
 def build_parser() -> argparse.ArgumentParser:

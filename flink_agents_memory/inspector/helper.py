@@ -1,0 +1,99 @@
+"""The JVM helper that reads a savepoint (``io.flinkagentsmemory.inspect.InspectorMain``).
+
+It runs with Flink's own jars from the apache-flink wheel and the project's jar on the
+classpath, prints a summary line, then answers one JSON request per line on stdin. One request
+at a time (a lock), since the helper answers in order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+import pyflink
+
+from ..errors import FlinkAgentsMemoryError
+from ..runtime.jars import operator_jar
+
+MAIN_CLASS = "io.flinkagentsmemory.inspect.InspectorMain"
+
+
+class HelperError(FlinkAgentsMemoryError):
+    """The helper could not open the savepoint or answer; the message names the problem."""
+
+
+def classpath() -> str:
+    """The project jar, then Flink's jars as the wheel ships them (lib/ and flink-python)."""
+    home = Path(pyflink.__file__).resolve().parent
+    jars = [operator_jar()]
+    jars += sorted((home / "lib").glob("*.jar"))
+    jars += sorted((home / "opt").glob("flink-python-*.jar"))
+    return os.pathsep.join(str(j) for j in jars)
+
+
+def java_binary() -> str:
+    java_home = os.environ.get("JAVA_HOME")
+    if java_home and (Path(java_home) / "bin" / "java").is_file():
+        return str(Path(java_home) / "bin" / "java")
+    found = shutil.which("java")
+    if found is None:
+        raise HelperError("no `java` found (set JAVA_HOME or put Java 17 on PATH)")
+    return found
+
+
+class SavepointHelper:
+    """A running helper over one savepoint; :attr:`summary` is what it found when opening."""
+
+    def __init__(self, savepoint: str, work_dir: Path, log_file: Path) -> None:
+        self._lock = threading.Lock()
+        self._log = open(log_file, "wb")  # noqa: SIM115 (closed in close())
+        self._proc = subprocess.Popen(
+            [java_binary(), "-Xss4m", "-cp", classpath(), MAIN_CLASS, savepoint, str(work_dir)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, text=True,
+            encoding="utf-8", bufsize=1)
+        first = self._proc.stdout.readline() if self._proc.stdout else ""
+        if not first:
+            self.close()
+            tail = log_file.read_text(errors="replace")[-2000:]
+            raise HelperError(
+                f"the savepoint reader stopped without an answer; its log ends: {tail}")
+        summary = json.loads(first)
+        if not summary.get("ok"):
+            self.close()
+            raise HelperError(summary.get("error") or "the savepoint reader failed")
+        self.summary: dict[str, Any] = summary
+
+    def request(self, op: str, **fields: Any) -> dict[str, Any]:
+        """Send one request; returns the reply or raises HelperError with the helper's message."""
+        line = json.dumps({"op": op, **fields})
+        with self._lock:
+            proc = self._proc
+            if proc.poll() is not None or proc.stdin is None or proc.stdout is None:
+                raise HelperError("the savepoint reader is no longer running")
+            self._proc.stdin.write(line + "\n")
+            self._proc.stdin.flush()
+            reply = self._proc.stdout.readline()
+        if not reply:
+            raise HelperError("the savepoint reader stopped while answering")
+        data: dict[str, Any] = json.loads(reply)
+        if not data.get("ok"):
+            raise HelperError(data.get("error") or f"{op} failed")
+        return data
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            if self._proc.stdin:
+                self._proc.stdin.close()
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        if self._proc.stdout:
+            self._proc.stdout.close()
+        self._log.close()

@@ -1,0 +1,131 @@
+package io.flinkagentsmemory.inspect;
+
+import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+
+import io.flinkagentsmemory.index.LongTermMemoryStore;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * The inspector's JVM helper: {@code InspectorMain SAVEPOINT WORK_DIR}. It opens the savepoint
+ * (memory operator, long-term indexes, every key's keyed state into WORK_DIR/keys.jsonl), prints
+ * one JSON line (the summary, or {@code {"ok": false, "error": ...}}), then answers one JSON
+ * request per stdin line with one JSON line until stdin closes. Only reads: the requests are
+ * list, get and search. Logging goes to stderr, so stdout carries nothing but the protocol.
+ */
+public final class InspectorMain {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private InspectorMain() {}
+
+    public static void main(String[] args) throws Exception {
+        PrintStream protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+        System.setOut(System.err);
+        if (args.length != 2) {
+            protocol.println(error("usage: InspectorMain SAVEPOINT WORK_DIR"));
+            System.exit(2);
+        }
+        LongTermIndexes indexes;
+        try {
+            long start = System.nanoTime();
+            MemoryOperatorState state = MemoryOperatorState.load(args[0]);
+            Path work = Files.createDirectories(Path.of(args[1]));
+            indexes = LongTermIndexes.materialise(state, work.resolve("index"));
+            long indexMs = (System.nanoTime() - start) / 1_000_000;
+            Path keysFile = work.resolve("keys.jsonl");
+            long keys = SavepointKeyedStateReader.canRead(state)
+                    ? SavepointKeyedStateReader.dump(state, keysFile)
+                    : KeyedMemoryReader.dump(state, keysFile, 1);
+            protocol.println(MAPPER.writeValueAsString(
+                    Summary.of(state, indexes, keys, indexMs, (System.nanoTime() - start) / 1_000_000)));
+        } catch (InspectionException e) {
+            protocol.println(error(e.getMessage()));
+            System.exit(1);
+            return;
+        } catch (Exception e) {
+            e.printStackTrace();
+            protocol.println(error("cannot read the savepoint at " + args[0] + ": " + rootMessage(e)));
+            System.exit(1);
+            return;
+        }
+        serve(indexes, protocol);
+        indexes.close();
+        System.exit(0);
+    }
+
+    private static void serve(LongTermIndexes indexes, PrintStream protocol) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            String reply;
+            try {
+                reply = answer(indexes, MAPPER.readTree(line));
+            } catch (Exception e) {
+                reply = error(rootMessage(e));
+            }
+            protocol.println(reply);
+        }
+    }
+
+    /** One request: {"op": "memories"|"get"|"search", "key", "key_group", "now", ...}. */
+    static String answer(LongTermIndexes indexes, JsonNode req) throws Exception {
+        String op = req.path("op").asText();
+        LongTermMemoryStore store = indexes.forKey(req.path("key").asText(), req.path("key_group").asInt());
+        long now = req.path("now").asLong();
+        ObjectNode out = MAPPER.createObjectNode();
+        out.put("ok", true);
+        switch (op) {
+            case "memories" -> {
+                int offset = Math.max(0, req.path("offset").asInt(0));
+                int limit = Math.max(1, req.path("limit").asInt(50));
+                ArrayNode all = (ArrayNode) MAPPER.readTree(store.getAll(null, offset + limit, now));
+                ArrayNode page = out.putArray("items");
+                for (int i = offset; i < all.size(); i++) {
+                    page.add(all.get(i));
+                }
+                out.put("total", store.count(now));
+            }
+            case "get" -> {
+                String doc = store.get(req.path("id").asText(), now);
+                out.set("item", doc == null ? MAPPER.nullNode() : MAPPER.readTree(doc));
+            }
+            case "search" -> {
+                byte[] vector = req.hasNonNull("vector") ? Base64.getDecoder().decode(req.get("vector").asText()) : null;
+                ObjectNode options = MAPPER.createObjectNode();
+                options.put("mode", req.path("mode").asText("hybrid"));
+                options.put("limit", req.path("limit").asInt(10));
+                options.put("now", now);
+                out.set("items", MAPPER.readTree(store.search(req.path("text").asText(""), vector,
+                        MAPPER.writeValueAsString(options))));
+            }
+            default -> throw new IllegalArgumentException("unknown request '" + op + "'");
+        }
+        return MAPPER.writeValueAsString(out);
+    }
+
+    static String error(String message) {
+        ObjectNode node = MAPPER.createObjectNode();
+        node.put("ok", false);
+        node.put("error", message);
+        return node.toString();
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t == e ? String.valueOf(e.getMessage()) : e.getMessage() + " (cause: " + t + ")";
+    }
+}

@@ -1,0 +1,160 @@
+package io.flinkagentsmemory.inspect;
+
+import java.io.BufferedWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.base.ListSerializer;
+import org.apache.flink.api.common.typeutils.base.MapSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupsSavepointStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.ListDelimitedSerializer;
+import org.apache.flink.runtime.state.StateSerializerProvider;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot.CommonSerializerKeys;
+import org.apache.flink.runtime.state.restore.FullSnapshotRestoreOperation;
+import org.apache.flink.runtime.state.restore.KeyGroup;
+import org.apache.flink.runtime.state.restore.KeyGroupEntry;
+import org.apache.flink.runtime.state.restore.SavepointRestoreResult;
+import org.apache.flink.runtime.state.restore.ThrowingIterator;
+import org.apache.flink.runtime.state.ttl.TtlValue;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * Reads every key's memory states from a canonical savepoint in this JVM, with Flink's own
+ * savepoint restore operation (the one the heap and RocksDB backends restore savepoints with) and
+ * the serializers the savepoint itself records: no local job, so no MiniCluster to start. Other
+ * snapshot formats (a hashmap backend's retained checkpoint) go through {@link KeyedMemoryReader}.
+ * Writes the same JSON lines as that reader.
+ */
+public final class SavepointKeyedStateReader {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ListDelimitedSerializer LISTS = new ListDelimitedSerializer();
+
+    private SavepointKeyedStateReader() {}
+
+    /** Whether every keyed state handle of the operator is in the canonical savepoint format. */
+    public static boolean canRead(MemoryOperatorState state) {
+        for (OperatorSubtaskState subtask : state.subtasks().values()) {
+            for (KeyedStateHandle handle : subtask.getManagedKeyedState()) {
+                if (!(handle instanceof KeyGroupsSavepointStateHandle)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Writes one JSON line per key to {@code out}; returns how many keys. */
+    public static long dump(MemoryOperatorState state, Path out) throws Exception {
+        List<KeyedStateHandle> handles = new ArrayList<>();
+        state.subtasks().values().forEach(s -> handles.addAll(s.getManagedKeyedState()));
+        TypeSerializer<Object> keySerializer = state.keySerializer();
+        int prefixBytes = CompositeKeySerializationUtils.computeRequiredBytesInKeyGroupPrefix(state.maxParallelism());
+        FullSnapshotRestoreOperation<Object> restore = new FullSnapshotRestoreOperation<>(
+                KeyGroupRange.of(0, state.maxParallelism() - 1), SavepointKeyedStateReader.class.getClassLoader(),
+                handles, StateSerializerProvider.fromNewRegisteredSerializer(keySerializer));
+        Map<String, ObjectNode> keys = new LinkedHashMap<>();
+        ThrowingIterator<SavepointRestoreResult> results = restore.restore();
+        while (results.hasNext()) {
+            SavepointRestoreResult result = results.next();
+            List<StateMetaInfoSnapshot> metas = result.getStateMetaInfoSnapshots();
+            List<StateDecoder> decoders = new ArrayList<>();
+            for (StateMetaInfoSnapshot meta : metas) {
+                decoders.add(StateDecoder.of(meta, keySerializer));
+            }
+            ThrowingIterator<KeyGroup> groups = result.getRestoredKeyGroups();
+            while (groups.hasNext()) {
+                KeyGroup group = groups.next();
+                ThrowingIterator<KeyGroupEntry> entries = group.getKeyGroupEntries();
+                while (entries.hasNext()) {
+                    KeyGroupEntry entry = entries.next();
+                    StateDecoder decoder = decoders.get(entry.getKvStateId());
+                    if (decoder != null) {
+                        decoder.add(entry, prefixBytes, group.getKeyGroupId(), keys);
+                    }
+                }
+            }
+        }
+        try (BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
+            for (ObjectNode line : keys.values()) {
+                w.write(MAPPER.writeValueAsString(line));
+                w.write('\n');
+            }
+        }
+        return keys.size();
+    }
+
+    /** Decodes the entries of one memory state (a MAP or a LIST of strings); null for others. */
+    private record StateDecoder(String name, boolean map, TypeSerializer<Object> keySerializer,
+            TypeSerializer<?> namespaceSerializer, boolean ambiguousKey, TypeSerializer<?> userKeySerializer,
+            TypeSerializer<?> valueSerializer) {
+
+        @SuppressWarnings("unchecked")
+        static StateDecoder of(StateMetaInfoSnapshot meta, TypeSerializer<Object> keySerializer) {
+            String kind = meta.getOption(StateMetaInfoSnapshot.CommonOptionsKeys.KEYED_STATE_TYPE);
+            if (!meta.getName().startsWith(MemoryOperatorState.STATE_PREFIX)
+                    || !("MAP".equals(kind) || "LIST".equals(kind))) {
+                return null;
+            }
+            TypeSerializer<?> namespace = meta.getTypeSerializerSnapshot(CommonSerializerKeys.NAMESPACE_SERIALIZER)
+                    .restoreSerializer();
+            TypeSerializer<?> value = meta.getTypeSerializerSnapshot(CommonSerializerKeys.VALUE_SERIALIZER)
+                    .restoreSerializer();
+            boolean ambiguous = CompositeKeySerializationUtils.isAmbiguousKeyPossible(keySerializer, namespace);
+            if ("MAP".equals(kind)) {
+                MapSerializer<?, ?> m = (MapSerializer<?, ?>) value;
+                return new StateDecoder(meta.getName(), true, keySerializer, namespace, ambiguous,
+                        m.getKeySerializer(), m.getValueSerializer());
+            }
+            return new StateDecoder(meta.getName(), false, keySerializer, namespace, ambiguous, null,
+                    ((ListSerializer<?>) value).getElementSerializer());
+        }
+
+        void add(KeyGroupEntry entry, int prefixBytes, int keyGroup, Map<String, ObjectNode> keys) throws Exception {
+            DataInputDeserializer in = new DataInputDeserializer(entry.getKey());
+            CompositeKeySerializationUtils.readKeyGroup(prefixBytes, in);
+            Object key = CompositeKeySerializationUtils.readKey(keySerializer, in, ambiguousKey);
+            CompositeKeySerializationUtils.readNamespace(namespaceSerializer, in, ambiguousKey);
+            String text = KeyedMemoryReader.keyText(key);
+            ObjectNode line = keys.computeIfAbsent(text, k -> {
+                ObjectNode n = MAPPER.createObjectNode();
+                n.put("key", k);
+                n.put("key_group", keyGroup);
+                n.putObject("states");
+                return n;
+            });
+            ObjectNode states = (ObjectNode) line.get("states");
+            if (map) {
+                String field = String.valueOf(userKeySerializer.deserialize(in));
+                DataInputDeserializer value = new DataInputDeserializer(entry.getValue());
+                boolean isNull = value.readBoolean();
+                Object v = isNull ? null : unwrap(valueSerializer.deserialize(value));
+                ObjectNode node = states.has(name) ? (ObjectNode) states.get(name) : states.putObject(name);
+                node.put(field, v == null ? null : String.valueOf(v));
+            } else {
+                ArrayNode node = states.has(name) ? (ArrayNode) states.get(name) : states.putArray(name);
+                for (Object element : LISTS.deserializeList(entry.getValue(), valueSerializer)) {
+                    node.add(String.valueOf(unwrap(element)));
+                }
+            }
+        }
+
+        private static Object unwrap(Object value) {
+            return value instanceof TtlValue<?> ttl ? ttl.getUserValue() : value;
+        }
+    }
+}

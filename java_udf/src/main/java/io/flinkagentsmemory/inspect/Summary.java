@@ -1,0 +1,42 @@
+package io.flinkagentsmemory.inspect;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
+
+/** The first line the helper prints: what the savepoint holds, per subtask and key group. */
+final class Summary {
+
+    private Summary() {}
+
+    static ObjectNode of(MemoryOperatorState state, LongTermIndexes indexes, long keys, long indexMs, long totalMs) {
+        ObjectNode out = JsonNodeFactory.instance.objectNode();
+        out.put("ok", true);
+        out.put("savepoint", state.path());
+        out.put("checkpoint_id", state.checkpointId());
+        out.put("operator_id", state.operatorIdHex());
+        out.put("operator_name", state.operator().getOperatorName().orElse(null));
+        out.put("operator_uid", state.operator().getOperatorUid().orElse(null));
+        out.put("parallelism", state.operator().getParallelism());
+        out.put("max_parallelism", state.maxParallelism());
+        out.put("keys", keys);
+        ArrayNode states = out.putArray("states");
+        for (MemoryOperatorState.KeyedStateInfo info : state.states()) {
+            states.addObject().put("name", info.name()).put("kind", info.kind()).put("ttl", info.ttl());
+        }
+        ArrayNode subtasks = out.putArray("subtasks");
+        for (LongTermIndexes.SubtaskStats s : indexes.subtasks()) {
+            ObjectNode node = subtasks.addObject();
+            node.put("subtask", s.subtask());
+            node.put("first_key_group", s.firstKeyGroup());
+            node.put("last_key_group", s.lastKeyGroup());
+            ArrayNode groups = node.putArray("key_groups");
+            for (LongTermIndexes.KeyGroupStats g : s.keyGroups()) {
+                groups.addObject().put("key_group", g.keyGroup()).put("memories", g.memories())
+                        .put("segments", g.segments()).put("bytes", g.bytes());
+            }
+        }
+        out.putObject("timings_ms").put("index", indexMs).put("total", totalMs);
+        return out;
+    }
+}
