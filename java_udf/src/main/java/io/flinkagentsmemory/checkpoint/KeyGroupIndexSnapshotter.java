@@ -18,13 +18,22 @@ import org.apache.lucene.store.IndexInput;
 /**
  * Writes one key group's index as a self-delimiting blob in a checkpoint stream, and back. Flink
  * hands a restored key group's stream positioned at its start but not bounded at its end, so the
- * blob carries its own lengths: {@code int version, int fileCount, fileCount × (UTF name, long
- * length, bytes)}. A commit is pinned with SnapshotDeletionPolicy while it is copied, so later
- * writes (and merges) cannot delete its files; {@code fileCount = 0} marks "no index".
+ * blob carries its own lengths. Two formats, told apart by the leading version int:
+ * <ul>
+ *   <li>{@link #FORMAT_VERSION} (full, self-contained; savepoints and storage without a shared
+ *   directory): {@code int fileCount, fileCount × (UTF name, long length, bytes)};
+ *   {@code fileCount = 0} marks "no index".</li>
+ *   <li>{@link #INCREMENTAL_VERSION}: a {@link KeyGroupManifest} naming files in the job's shared
+ *   checkpoint directory (see {@link IncrementalSnapshot}).</li>
+ * </ul>
+ * A commit is pinned with SnapshotDeletionPolicy while it is copied, so later writes (and
+ * merges) cannot delete its files.
  */
 public final class KeyGroupIndexSnapshotter {
 
     static final int FORMAT_VERSION = 1;
+
+    static final int INCREMENTAL_VERSION = 2;
 
     private static final int BUFFER = 64 * 1024;
 
@@ -69,12 +78,32 @@ public final class KeyGroupIndexSnapshotter {
      * restored. Reads exactly the blob, nothing after it.
      */
     public static boolean restore(DataInputStream in, Path targetDir) throws IOException {
+        return restore(in, targetDir, -1, null);
+    }
+
+    /**
+     * As {@link #restore(DataInputStream, Path)}, for key group {@code keyGroup}; an incremental
+     * blob's files are registered with {@code registry} (null: not tracked).
+     */
+    public static boolean restore(DataInputStream in, Path targetDir, int keyGroup, SharedFileRegistry registry)
+            throws IOException {
         int version = in.readInt();
+        if (version == INCREMENTAL_VERSION) {
+            KeyGroupManifest manifest = KeyGroupManifest.read(keyGroup, in);
+            if (manifest.current().isEmpty()) {
+                return false;
+            }
+            IncrementalSnapshot.restore(manifest, targetDir, registry);
+            return true;
+        }
         if (version != FORMAT_VERSION) {
             throw new IOException("not a key-group index snapshot (format version " + version
-                    + ", expected " + FORMAT_VERSION + ")");
+                    + ", expected " + FORMAT_VERSION + " or " + INCREMENTAL_VERSION + ")");
         }
         int count = in.readInt();
+        if (count < 0 || count > KeyGroupManifest.MAX_FILES) {
+            throw new IOException("corrupt key-group index snapshot: file count " + count);
+        }
         if (count == 0) {
             return false;
         }
@@ -84,6 +113,9 @@ public final class KeyGroupIndexSnapshotter {
         for (int i = 0; i < count; i++) {
             String name = in.readUTF();
             long length = in.readLong();
+            if (length < 0) {
+                throw new IOException("corrupt key-group index snapshot: length " + length + " of '" + name + "'");
+            }
             try (OutputStream file = Files.newOutputStream(targetDir.resolve(checkedName(name)))) {
                 long left = length;
                 while (left > 0) {
@@ -110,9 +142,10 @@ public final class KeyGroupIndexSnapshotter {
 
     /** A snapshot names plain Lucene files; anything with a path in it is corrupt or hostile. */
     private static String checkedName(String name) throws IOException {
-        if (name.isEmpty() || name.contains("/") || name.contains("\\") || name.equals("..") || name.equals(".")) {
-            throw new IOException("invalid index file name in snapshot: '" + name + "'");
+        try {
+            return IndexFile.checkedName(name);
+        } catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage(), e);
         }
-        return name;
     }
 }

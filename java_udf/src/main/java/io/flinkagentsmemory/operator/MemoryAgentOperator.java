@@ -3,11 +3,17 @@ package io.flinkagentsmemory.operator;
 import java.io.File;
 import java.nio.file.Path;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.RecoveryClaimMode;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.functions.python.DataStreamPythonFunctionInfo;
+import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.api.operators.python.embedded.AbstractEmbeddedDataStreamPythonFunctionOperator;
 import org.apache.flink.streaming.api.operators.python.embedded.EmbeddedPythonKeyedProcessOperator;
 
@@ -15,7 +21,9 @@ import org.apache.flink.streaming.api.operators.python.embedded.EmbeddedPythonKe
  * The operator every agent job runs in: PyFlink's embedded (thread mode) keyed process operator,
  * plus what Python functions cannot have: the long-term memory index of this subtask, restored
  * before Python's {@code open()} and written into each checkpoint as raw keyed state (one blob per
- * key group, so Flink splits it on rescale like any keyed state).
+ * key group, so Flink splits it on rescale like any keyed state). Checkpoints upload each index
+ * file once to the job's shared checkpoint directory and keep manifests in raw keyed state;
+ * savepoints copy every file (see {@code LongTermMemoryCheckpointHooks}).
  */
 public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessOperator<K, IN, OUT> {
 
@@ -46,11 +54,35 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
         super.initializeState(context);
         longTermMemory = new OperatorLongTermMemory(
                 localDirectory(),
+                getOperatorID().toString(),
+                setting(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS.key(),
+                        CheckpointingOptions.MAX_RETAINED_CHECKPOINTS.defaultValue().toString()),
+                setting(StateRecoveryOptions.RESTORE_MODE.key(), RecoveryClaimMode.DEFAULT.name()),
                 this::getCurrentKey,
                 () -> KeyGroupRangeAssignment.assignToKeyGroup(
                         getCurrentKey(),
                         getRuntimeContext().getTaskInfo().getMaxNumberOfParallelSubtasks()));
         longTermMemory.hooks().initializeState(context);
+    }
+
+    /** Tells the long-term memory which checkpoint comes, savepoint or not, and where it goes. */
+    @Override
+    public OperatorSnapshotFutures snapshotState(long checkpointId, long timestamp, CheckpointOptions options,
+            CheckpointStreamFactory factory) throws Exception {
+        longTermMemory.hooks().beginSnapshot(checkpointId, options.getCheckpointType().isSavepoint(), factory);
+        return super.snapshotState(checkpointId, timestamp, options, factory);
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        super.notifyCheckpointComplete(checkpointId);
+        longTermMemory.hooks().notifyCheckpointComplete(checkpointId);
+    }
+
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) throws Exception {
+        super.notifyCheckpointAborted(checkpointId);
+        longTermMemory.hooks().notifyCheckpointAborted(checkpointId);
     }
 
     @Override
@@ -94,6 +126,16 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
                 longTermMemory.close();
             }
         }
+    }
+
+    /** A job setting, else the TaskManager's (cluster configuration), else {@code fallback}. */
+    private String setting(String key, String fallback) {
+        var env = getContainingTask().getEnvironment();
+        String value = env.getJobConfiguration().getString(key, null);
+        if (value == null) {
+            value = env.getTaskManagerInfo().getConfiguration().getString(key, null);
+        }
+        return value == null ? fallback : value;
     }
 
     /** A directory of this attempt of this subtask under the TaskManager's temp directories. */

@@ -21,9 +21,16 @@ final class OperatorLongTermMemory implements AutoCloseable {
     private final LongTermMemoryStore store;
     private AgentMetrics metrics;
 
-    OperatorLongTermMemory(Path baseDir, Supplier<Object> currentKey, IntSupplier currentKeyGroup) {
+    /**
+     * @param operatorId folder of this operator's files in the job's shared checkpoint directory
+     * @param numRetained {@code execution.checkpointing.num-retained} as configured
+     * @param claimMode {@code execution.state-recovery.claim-mode} as configured
+     */
+    OperatorLongTermMemory(Path baseDir, String operatorId, String numRetained, String claimMode,
+            Supplier<Object> currentKey, IntSupplier currentKeyGroup) {
         this.indexes = new SubtaskMemoryIndexes(baseDir);
-        this.hooks = new LongTermMemoryCheckpointHooks(() -> indexes);
+        this.hooks = new LongTermMemoryCheckpointHooks(() -> indexes, operatorId,
+                Integer.parseInt(numRetained.trim()), "CLAIM".equalsIgnoreCase(claimMode.trim()));
         this.store = new LongTermMemoryStore(indexes, new FlinkCurrentKey(currentKey, currentKeyGroup));
     }
 
@@ -35,6 +42,9 @@ final class OperatorLongTermMemory implements AutoCloseable {
     void registerMetrics(AgentMetrics metrics) {
         metrics.gauge("long_term.snapshot_bytes", 0);
         metrics.gauge("long_term.snapshot_ms", 0);
+        metrics.gauge("long_term.snapshot_index_bytes", 0);
+        metrics.gauge("long_term.snapshot_uploaded_files", 0);
+        metrics.gauge("long_term.shared_files_deleted", 0);
         metrics.gauge("long_term.restored_key_groups", hooks.lastRestoredKeyGroups());
         metrics.gauge("long_term.restore_ms", hooks.lastRestoreMillis());
         this.metrics = metrics;
@@ -47,6 +57,9 @@ final class OperatorLongTermMemory implements AutoCloseable {
         }
         metrics.gauge("long_term.snapshot_bytes", Math.max(hooks.lastSnapshotBytes(), 0));
         metrics.gauge("long_term.snapshot_ms", Math.max(hooks.lastSnapshotMillis(), 0));
+        metrics.gauge("long_term.snapshot_index_bytes", Math.max(hooks.lastIndexBytes(), 0));
+        metrics.gauge("long_term.snapshot_uploaded_files", hooks.lastUploadedFiles());
+        metrics.gauge("long_term.shared_files_deleted", hooks.deletedFiles());
         metrics.gauge("long_term.documents", indexes.numDocs());
         metrics.gauge("long_term.key_groups", indexes.openKeyGroups().size());
         metrics.gauge("long_term.segments", indexes.segmentCount());
