@@ -33,6 +33,7 @@ from ..memory.short_term import ShortTermMemory, StoredMemoryObject
 from ..memory.store import KeyValueStore, RunBuffer
 from ..metrics import MetricsRecorder
 from .config import AgentConfig
+from .run_scope import RunScope
 
 AUDIT = "__audit__"
 RECENT = "__recent__"
@@ -73,9 +74,11 @@ class MemoryRuntime:
     """Owns every memory kind of a subtask; one run at a time uses it."""
 
     def __init__(self, agent: Agent, config: AgentConfig, states: StateFactory,
-                 store: LongTermMemoryStore | None, now_ms: Callable[[], int],
-                 key: Callable[[], Any], actor: Callable[[], str | None],
+                 store: LongTermMemoryStore | None, scope: RunScope,
                  metrics: MetricsRecorder | None = None) -> None:
+        #: The current run's key, clock and action, read by every memory kind.
+        self.scope = scope
+        now_ms, key, actor = scope.now_ms, scope.key, scope.current_action
         self.config = config
         self.metrics = metrics or MetricsRecorder(enabled=False)
         #: Histories and long-term memory this run used: a run touching none (the common

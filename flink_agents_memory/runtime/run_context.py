@@ -19,48 +19,37 @@ from .memory_runtime import MemoryRuntime
 if TYPE_CHECKING:
     from ..knowledge.items import KnowledgeItem
 
-_UNSET = object()
-
-
 class RunContext(RunnerContext):
     """Scoped to one key for one run; memory writes are buffered until the run ends."""
 
-    def __init__(self) -> None:
-        self._runtime: MemoryRuntime | None = None
-        self._key_supplier: Callable[[], Any] = lambda: None
-        self._key: Any = _UNSET
-        self._now_ms = 0
+    def __init__(self, runtime: MemoryRuntime) -> None:
+        self.runtime = runtime
+        self._scope = runtime.scope
         self._sent: list[Event] = []
-        self.current_action: str | None = None
-
-    def bind(self, runtime: MemoryRuntime) -> None:
-        self._runtime = runtime
-
-    @property
-    def runtime(self) -> MemoryRuntime:
-        assert self._runtime is not None, "RunContext used before bind()"
-        return self._runtime
 
     def begin(self, key: Callable[[], Any], now_ms: int, value: Any = None) -> None:
         """Start a run for the key ``key()`` returns, at time ``now_ms``, on input ``value``."""
-        self._key_supplier = key
-        self._key = _UNSET
-        self._now_ms = now_ms
+        self._scope.begin(key, now_ms)
         self._sent = []
-        self.current_action = None
         sensory = self.runtime.sensory
         if sensory.enabled:
             sensory.record(InputEvent(input=value))
 
     @property
+    def current_action(self) -> str | None:
+        """The action running now (set by the agent loop)."""
+        return self._scope.action
+
+    @current_action.setter
+    def current_action(self, name: str | None) -> None:
+        self._scope.action = name
+
+    @property
     def key(self) -> Any:
-        # Fetched on first use: crossing into Java for the key costs more than most actions.
-        if self._key is _UNSET:
-            self._key = self._key_supplier()
-        return self._key
+        return self._scope.key()
 
     def now_ms(self) -> int:
-        return self._now_ms
+        return self._scope.now_ms()
 
     def send_event(self, event: Event) -> None:
         if not isinstance(event, Event):

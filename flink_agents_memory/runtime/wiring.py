@@ -12,6 +12,7 @@ from .config import AgentConfig
 from .executor import RunExecutor
 from .memory_runtime import MemoryRuntime, StateFactory
 from .run_context import RunContext
+from .run_scope import RunScope
 from .runner import AgentRunner
 
 
@@ -27,7 +28,5 @@ def wire_agent(agent: Agent, config: AgentConfig, states: StateFactory,
                store: LongTermMemoryStore | None, metrics: MetricsRecorder) -> WiredAgent:
     """Check the agent's actions and build everything one of its runs needs."""
     runner = AgentRunner(agent.validate(), config, metrics)
-    ctx = RunContext()
-    ctx.bind(MemoryRuntime(agent, config, states, store, ctx.now_ms, lambda: ctx.key,
-                           lambda: ctx.current_action, metrics))
+    ctx = RunContext(MemoryRuntime(agent, config, states, store, RunScope(), metrics))
     return WiredAgent(ctx, RunExecutor(runner, ctx, config, metrics))
