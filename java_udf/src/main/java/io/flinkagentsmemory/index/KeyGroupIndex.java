@@ -253,8 +253,8 @@ public final class KeyGroupIndex implements Closeable {
     /**
      * Ranks the live documents of {@code key}. VECTOR: kNN with the key/expiry/metadata filter
      * (Lucene searches exactly when the filter matches few documents), score (1+dot)/2. KEYWORD:
-     * BM25 over the analysed query terms, empty for an empty text. HYBRID: reciprocal-rank fusion
-     * of both lists, score = sum of 1/(60+rank).
+     * BM25 over the analysed query terms, empty for an empty text. HYBRID: weighted reciprocal-rank
+     * fusion of both lists, sum of weight/(60+rank) divided by its maximum, so 1 = first in both.
      */
     public List<SearchHit> search(String key, String queryText, float[] queryVector, SearchOptions options)
             throws IOException {
@@ -271,7 +271,8 @@ public final class KeyGroupIndex implements Closeable {
             List<ScoreDoc> ranked = switch (options.mode()) {
                 case VECTOR -> vectorHits(s, vectorFilter, queryVector, options.limit());
                 case KEYWORD -> keywordHits(s, filter, queryText, options.limit());
-                case HYBRID -> fuse(s, vectorFilter, filter, queryText, queryVector, options.limit());
+                case HYBRID -> fuse(s, vectorFilter, filter, queryText, queryVector, options.limit(),
+                        options.keywordWeight());
             };
             List<SearchHit> out = new ArrayList<>();
             StoredFields fields = s.storedFields();
@@ -495,19 +496,24 @@ public final class KeyGroupIndex implements Closeable {
     }
 
     private List<ScoreDoc> fuse(IndexSearcher s, Query vectorFilter, Query filter, String text, float[] vector,
-            int limit) throws IOException {
+            int limit, double keywordWeight) throws IOException {
         int candidates = Math.max(limit * 4, 20);
         Map<Integer, Double> fused = new HashMap<>();
-        for (List<ScoreDoc> list : List.of(
-                vectorHits(s, vectorFilter, vector, candidates), keywordHits(s, filter, text, candidates))) {
-            for (int rank = 1; rank <= list.size(); rank++) {
-                fused.merge(list.get(rank - 1).doc, 1.0 / (RRF_K + rank), Double::sum);
-            }
+        addRanks(fused, vectorHits(s, vectorFilter, vector, candidates), 1.0);
+        if (keywordWeight > 0) {
+            addRanks(fused, keywordHits(s, filter, text, candidates), keywordWeight);
         }
+        double best = (1.0 + keywordWeight) / (RRF_K + 1);
         List<ScoreDoc> out = new ArrayList<>(fused.size());
-        fused.forEach((doc, score) -> out.add(new ScoreDoc(doc, score.floatValue())));
+        fused.forEach((doc, score) -> out.add(new ScoreDoc(doc, (float) (score / best))));
         out.sort((a, b) -> a.score != b.score ? Float.compare(b.score, a.score) : Integer.compare(a.doc, b.doc));
         return out;
+    }
+
+    private static void addRanks(Map<Integer, Double> fused, List<ScoreDoc> ranked, double weight) {
+        for (int rank = 1; rank <= ranked.size(); rank++) {
+            fused.merge(ranked.get(rank - 1).doc, weight / (RRF_K + rank), Double::sum);
+        }
     }
 
     private Set<String> analyze(String text) throws IOException {

@@ -6,14 +6,24 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * How {@link KeyGroupIndex#search} ranks and cuts: mode, top-k, an optional minimum score (on the
- * mode's own scale), metadata filters, and the time that decides expiry.
+ * mode's own scale), metadata filters, the time that decides expiry, and in hybrid mode the
+ * weight of the keyword ranking against the vector ranking (1).
  *
  * @param minScore null for no minimum
  */
-public record SearchOptions(Mode mode, int limit, Double minScore, MetadataFilter filters, long nowMillis) {
+public record SearchOptions(Mode mode, int limit, Double minScore, MetadataFilter filters, long nowMillis,
+        double keywordWeight) {
 
-    /** VECTOR scores (1+dot)/2, KEYWORD BM25, HYBRID the reciprocal-rank-fusion sum. */
+    /**
+     * VECTOR scores (1+dot)/2, KEYWORD BM25, HYBRID the weighted reciprocal-rank-fusion sum divided
+     * by its maximum (1 = first in both rankings).
+     */
     public enum Mode { VECTOR, KEYWORD, HYBRID }
+
+    /** Options with the keyword ranking weighed like the vector ranking. */
+    public SearchOptions(Mode mode, int limit, Double minScore, MetadataFilter filters, long nowMillis) {
+        this(mode, limit, minScore, filters, nowMillis, 1.0);
+    }
 
     public static final int DEFAULT_LIMIT = 10;
 
@@ -25,11 +35,15 @@ public record SearchOptions(Mode mode, int limit, Double minScore, MetadataFilte
             throw new IllegalArgumentException("search limit must be positive, got " + limit);
         }
         filters = filters == null ? MetadataFilter.none() : filters;
+        if (!(keywordWeight >= 0) || Double.isInfinite(keywordWeight)) {
+            throw new IllegalArgumentException("keyword_weight must be a finite number >= 0, got " + keywordWeight);
+        }
     }
 
     /**
      * Parses {@code {"mode": "vector"|"keyword"|"hybrid", "limit": 10, "min_score": null|x,
-     * "filters": {...}, "now": millis}}; mode defaults to vector, limit to 10, now to 0.
+     * "filters": {...}, "now": millis, "keyword_weight": w}}; mode defaults to vector, limit to 10,
+     * now to 0, keyword_weight to 1.
      */
     public static SearchOptions fromJson(String json) {
         JsonNode node = Json.parse(json, "search options");
@@ -52,6 +66,7 @@ public record SearchOptions(Mode mode, int limit, Double minScore, MetadataFilte
                 node.path("limit").asInt(DEFAULT_LIMIT),
                 minScore.isNumber() ? minScore.asDouble() : null,
                 MetadataFilter.parse(node.get("filters")),
-                node.path("now").asLong(0L));
+                node.path("now").asLong(0L),
+                node.path("keyword_weight").asDouble(1.0));
     }
 }

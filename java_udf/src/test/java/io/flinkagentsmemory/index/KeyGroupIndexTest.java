@@ -194,12 +194,34 @@ class KeyGroupIndexTest {
                 new SearchOptions(SearchOptions.Mode.HYBRID, 10, null, null, 0));
         // Vector ranks: vectoronly 1, both 2, textonly 3; keyword ranks: both 1, textonly 2.
         assertEquals(List.of("both", "textonly", "vectoronly"), hitIds(hits));
-        assertEquals(1.0 / 62 + 1.0 / 61, hits.get(0).score(), 1e-6);
-        assertEquals(1.0 / 63 + 1.0 / 62, hits.get(1).score(), 1e-6);
-        assertEquals(1.0 / 61, hits.get(2).score(), 1e-6);
+        // Scores are the fusion sum over its maximum, 2/61 (first in both lists).
+        assertEquals((1.0 / 62 + 1.0 / 61) * 61 / 2, hits.get(0).score(), 1e-6);
+        assertEquals((1.0 / 63 + 1.0 / 62) * 61 / 2, hits.get(1).score(), 1e-6);
+        assertEquals(0.5, hits.get(2).score(), 1e-6);
         List<SearchHit> cut = index.search("alice", "pizza", q,
-                new SearchOptions(SearchOptions.Mode.HYBRID, 10, 0.02, null, 0));
+                new SearchOptions(SearchOptions.Mode.HYBRID, 10, 0.6, null, 0));
         assertEquals(List.of("both", "textonly"), hitIds(cut));
+    }
+
+    @Test
+    void hybridWeighsTheKeywordRanking() throws Exception {
+        float[] q = unitVector(random, DIM);
+        index.add(doc("vectoronly", "alice", KG, "a quiet evening", q));
+        index.add(doc("textonly", "alice", KG, "pizza night", negate(q)));
+        // Vector ranks: vectoronly 1, textonly 2; keyword ranks: textonly 1.
+        SearchOptions even = new SearchOptions(SearchOptions.Mode.HYBRID, 10, null, null, 0, 1.0);
+        assertEquals(List.of("textonly", "vectoronly"), hitIds(index.search("alice", "pizza", q, even)));
+        SearchOptions keyword = new SearchOptions(SearchOptions.Mode.HYBRID, 10, null, null, 0, 2.0);
+        List<SearchHit> hits = index.search("alice", "pizza", q, keyword);
+        assertEquals(List.of("textonly", "vectoronly"), hitIds(hits));
+        assertEquals((1.0 / 62 + 2.0 / 61) * 61 / 3, hits.get(0).score(), 1e-6);
+        assertEquals(1.0 / 3, hits.get(1).score(), 1e-6);
+        SearchOptions vectorOnly = new SearchOptions(SearchOptions.Mode.HYBRID, 10, null, null, 0, 0.0);
+        assertEquals(List.of("vectoronly", "textonly"), hitIds(index.search("alice", "pizza", q, vectorOnly)));
+        assertThrows(IllegalArgumentException.class,
+                () -> new SearchOptions(SearchOptions.Mode.HYBRID, 10, null, null, 0, Double.NaN));
+        assertThrows(IllegalArgumentException.class,
+                () -> SearchOptions.fromJson("{\"mode\":\"hybrid\",\"keyword_weight\":-1}"));
     }
 
     @Test
