@@ -31,7 +31,7 @@ full_version() { "$1" -c 'import platform; print(platform.python_version())'; }
 
 # The Python version of the runtime stage (Debian's python3 in the base image).
 image_python() {
-    tar -c docker/Dockerfile | docker build -q --build-arg BASE_IMAGE="$BASE_IMAGE" \
+    tar -c docker/Dockerfile | docker build -q --force-rm --build-arg BASE_IMAGE="$BASE_IMAGE" \
         -f docker/Dockerfile --target runtime -t flink-agents-memory-runtime:dev - >/dev/null
     docker run --rm flink-agents-memory-runtime:dev python3 -c \
         'import platform; print(platform.python_version())'
@@ -89,7 +89,7 @@ build() {
     log "building $image from $dockerfile"
     tar -c --owner=0 --group=0 --exclude='__pycache__' --exclude='.stamp' \
         -C "$context" . -C "$PWD" "$dockerfile" "$@" \
-        | docker build --build-arg BASE_IMAGE="$BASE_IMAGE" -f "$dockerfile" -t "$image" -
+        | docker build --force-rm --build-arg BASE_IMAGE="$BASE_IMAGE" -f "$dockerfile" -t "$image" -
 }
 
 jar=$(ls flink_agents_memory/jars/*.jar 2>/dev/null || true)

@@ -74,7 +74,7 @@ def test_compose_declares_jobmanager_two_taskmanagers_chroma_and_a_checkpoint_vo
         assert props["python.executable"] == "/opt/venv/bin/python"
     for name in FLINK_SERVICES - {"jobmanager"}:
         assert services[name]["command"] == "taskmanager"
-        assert services[name]["depends_on"]["jobmanager"]["condition"] == "service_healthy"
+        assert services[name]["depends_on"] == ["jobmanager"]
     assert "chroma" in services["chroma"]["image"]
     published = [port for service in services.values() for port in service.get("ports", [])]
     assert published, "the REST API and Chroma are published"
