@@ -35,6 +35,11 @@ class SensoryMemory:
         self._scratch_store = DictStore()
         self.scratch: MemoryObject = StoredMemoryObject(ShortTermMemory(self._scratch_store))
 
+    @property
+    def has_window(self) -> bool:
+        """Whether runs record their input (``AgentConfig.sensory_window`` > 0)."""
+        return self._window is not None
+
     def record_input(self, value: Any) -> None:
         if self._window is not None:
             self._window.append(storable(value))

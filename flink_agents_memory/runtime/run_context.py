@@ -31,9 +31,15 @@ class RunContext(RunnerContext):
         self._now_ms = 0
         self._sent: list[Event] = []
         self.current_action: str | None = None
+        self._stm_root: MemoryObject | None = None
+        self._record_input: Callable[[Any], None] | None = None
 
     def bind(self, runtime: MemoryRuntime) -> None:
         self._runtime = runtime
+        # Looked up once: every run reads these.
+        self._stm_root = runtime.stm_root
+        self._record_input = runtime.sensory.record_input if runtime.sensory.has_window \
+            else None
 
     @property
     def runtime(self) -> MemoryRuntime:
@@ -47,7 +53,8 @@ class RunContext(RunnerContext):
         self._now_ms = now_ms
         self._sent = []
         self.current_action = None
-        self.runtime.sensory.record_input(value)
+        if self._record_input is not None:
+            self._record_input(value)
 
     @property
     def key(self) -> Any:
@@ -68,13 +75,19 @@ class RunContext(RunnerContext):
             )
         self._sent.append(event)
 
+    @property
+    def has_sent_events(self) -> bool:
+        """Whether an action sent an event since the last :meth:`take_sent_events`."""
+        return bool(self._sent)
+
     def take_sent_events(self) -> list[Event]:
         """Events sent since the last call, in order."""
         sent, self._sent = self._sent, []
         return sent
 
     def get_short_term_memory(self) -> MemoryObject:
-        return self.runtime.stm_root
+        assert self._stm_root is not None, "RunContext used before bind()"
+        return self._stm_root
 
     def history(self, name: str) -> History:
         """A history declared in the agent's ``histories``."""
