@@ -106,6 +106,9 @@ class ShortTermMemory:
     def _encode_value(self, path: str, value: Any) -> str:
         check_value(value, f"value for '{path}'", self._limits)
         text = serialization.dumps(value)
+        # UTF-8 takes at most 4 bytes a character: most values need no size computed.
+        if len(text) * 4 <= self._max_value_bytes:
+            return _VALUE + text
         size = serialization.encoded_size(text)
         if size > self._max_value_bytes:
             raise MemoryValueError(
@@ -155,8 +158,10 @@ class ShortTermMemory:
 
     # -- operations on absolute paths ------------------------------------------------------------
     def set(self, base: str, path: str, value: Any) -> MemoryRef:
-        check_path(path)
-        full = join(base, path)
+        if type(path) is not str or not path or path[0] == "." or path[-1] == "." \
+                or ".." in path:
+            check_path(path)  # raises the precise error
+        full = f"{base}.{path}" if base else path
         self._check_new_path(full)
         if type(value) not in _PLAIN and isinstance(value, MemoryObject):
             snapshot = _snapshot(value)
@@ -262,6 +267,16 @@ class StoredMemoryObject(MemoryObject):
         return entry[1]
 
     def get(self, path_or_ref: str | MemoryRef) -> Any:
+        path = path_or_ref
+        if type(path) is str and path and path[0] != "." and path[-1] != "." \
+                and ".." not in path:
+            # The common case, checked inline: a valid relative path.
+            entry = self._memory.read(f"{self._path}.{path}" if self._path else path)
+            if entry is None:
+                return None
+            if entry[0]:
+                return StoredMemoryObject(self._memory, join(self._path, path))
+            return entry[1]
         if isinstance(path_or_ref, MemoryRef):
             value = self._value_at(path_or_ref.path) if path_or_ref.path else self
             actual = "MemoryObject" if isinstance(value, MemoryObject) else type(value).__name__

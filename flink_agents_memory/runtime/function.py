@@ -114,20 +114,20 @@ class AgentProcessFunction(KeyedProcessFunction):
     def close(self) -> None:
         self._metrics.flush()
 
-    def _now(self, ctx: KeyedProcessFunction.Context) -> int:
-        if self._event_time:
-            timestamp = ctx.timestamp()
-            if timestamp is None:
-                raise ConfigurationError(
-                    "retention_time='event' needs timestamps on the input stream "
-                    "(assign them with a WatermarkStrategy)"
-                )
-            return int(timestamp)
-        # Flink's processing time is the wall clock; reading it here saves a call into Java.
-        return time.time_ns() // 1_000_000
+    @staticmethod
+    def _event_timestamp(ctx: KeyedProcessFunction.Context) -> int:
+        timestamp = ctx.timestamp()
+        if timestamp is None:
+            raise ConfigurationError(
+                "retention_time='event' needs timestamps on the input stream "
+                "(assign them with a WatermarkStrategy)"
+            )
+        return int(timestamp)
 
     def process_element(self, value: Any, ctx: KeyedProcessFunction.Context) -> Iterable[Any]:
-        outputs = self._executor.execute(value, ctx.get_current_key, self._now(ctx))
+        # Flink's processing time is the wall clock; reading it here saves a call into Java.
+        now = self._event_timestamp(ctx) if self._event_time else time.time_ns() // 1_000_000
+        outputs = self._executor.execute(value, ctx.get_current_key, now)
         if outputs and type(outputs[0]) is DeadLetter:
             return [(DEAD_LETTER_TAG, dead_letter_json(outputs[0]))]
         return outputs

@@ -196,13 +196,13 @@ class MemoryRuntime:
         plan.apply()
         if self.meta.pending_writes:
             self.meta.flush()
-        if self.stm_buffer.pending_writes:
-            start = time.perf_counter() if timed else 0.0
-            self.stm_buffer.flush()
-            if timed:
-                self.metrics.observe("short_term.flush_us", (time.perf_counter() - start) * 1e6)
+        stm = self.stm_buffer
+        if timed and stm.pending_writes:
+            start = time.perf_counter()
+            stm.flush()
+            self.metrics.observe("short_term.flush_us", (time.perf_counter() - start) * 1e6)
         else:
-            self.stm_buffer.discard()
+            stm.flush()  # also clears the run's cached reads, with or without writes
         self._reset()
 
     def _short_term_stats(self) -> dict[str, int]:

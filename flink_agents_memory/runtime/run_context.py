@@ -19,6 +19,7 @@ from .memory_runtime import MemoryRuntime
 if TYPE_CHECKING:
     from ..knowledge.items import KnowledgeItem
 
+
 class RunContext(RunnerContext):
     """Scoped to one key for one run; memory writes are buffered until the run ends."""
 
@@ -61,6 +62,11 @@ class RunContext(RunnerContext):
         sensory = self.runtime.sensory
         if sensory.enabled:
             sensory.record(event)
+
+    @property
+    def has_sent_events(self) -> bool:
+        """Whether an action sent an event since the last :meth:`take_sent_events`."""
+        return bool(self._sent)
 
     def take_sent_events(self) -> list[Event]:
         """Events sent since the last call, in order."""

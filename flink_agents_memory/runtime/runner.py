@@ -13,6 +13,21 @@ from .config import AgentConfig
 from .run_context import RunContext
 
 
+def input_event(value: Any) -> InputEvent:
+    """``InputEvent(input=value)`` without pydantic's validation (the field is ``Any``, so it
+    checks nothing): one per run, and validating it cost as much as two state accesses."""
+    event = _new(InputEvent)
+    _set(event, "__dict__", {"input": value})
+    _set(event, "__pydantic_fields_set__", {"input"})
+    _set(event, "__pydantic_extra__", None)
+    _set(event, "__pydantic_private__", None)
+    return event
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
 class AgentRunner:
     """Runs every action listening to each queued event until the queue is empty."""
 
@@ -20,30 +35,42 @@ class AgentRunner:
                  metrics: MetricsRecorder | None = None) -> None:
         self._actions = actions
         self._config = config
-        self._routes: dict[type, list[ActionSpec]] = {}
+        #: Per event type: (is an OutputEvent, its listeners); pydantic's isinstance is slow.
+        self._routes: dict[type, tuple[bool, list[ActionSpec]]] = {}
         self._metrics = metrics or MetricsRecorder(enabled=False)
         self._names = {a.name: (f"agent.action.{a.name}.calls", f"agent.action.{a.name}.failures")
                        for a in actions}
+        #: Action calls since the last metrics flush, counted here (a dict increment) rather
+        #: than through the recorder (a call) on every run.
+        self._calls = dict.fromkeys(self._names, 0)
+        self._metrics.add_collector(self._collect)
         #: Events handled by the last run (for metrics).
         self.last_events = 0
 
-    def _listeners(self, event_type: type) -> list[ActionSpec]:
-        routes = self._routes.get(event_type)
-        if routes is None:
-            routes = [a for a in self._actions if issubclass(event_type, a.listens)]
-            self._routes[event_type] = routes
-        return routes
+    def _collect(self) -> dict[str, int]:
+        out = {self._names[name][0]: n for name, n in self._calls.items() if n}
+        self._calls = dict.fromkeys(self._names, 0)
+        return out
+
+    def _route(self, event_type: type) -> tuple[bool, list[ActionSpec]]:
+        route = self._routes.get(event_type)
+        if route is None:
+            route = (issubclass(event_type, OutputEvent),
+                     [a for a in self._actions if issubclass(event_type, a.listens)])
+            self._routes[event_type] = route
+        return route
 
     def run(self, value: Any, ctx: RunContext) -> list[Any]:
         """Process one input element; returns the outputs of its OutputEvents, in order.
 
         Raises a RunError subclass when the run fails; the caller then discards its writes.
         """
-        queue: deque[Event] = deque([InputEvent(input=value)])
+        queue: deque[Event] | None = None  # created when an action sends an event
+        event: Event = input_event(value)
         outputs: list[Any] = []
         handled = 0
-        while queue:
-            event = queue.popleft()
+        calls = self._calls
+        while True:
             handled += 1
             if handled > self._config.max_events_per_run:
                 raise RunawayRunError(
@@ -51,23 +78,28 @@ class AgentRunner:
                     f"{self._config.max_events_per_run} (last event {event!r}); "
                     "an action probably re-sends the event it handles"
                 )
-            listeners = self._routes.get(type(event)) or self._listeners(type(event))
-            if isinstance(event, OutputEvent):
-                outputs.append(event.output)
+            is_output, listeners = self._routes.get(type(event)) or self._route(type(event))
+            if is_output:
+                outputs.append(event.output)  # type: ignore[attr-defined]
             elif not listeners:
                 raise UnhandledEventError(
                     f"no action listens to {type(event).__name__} (event {event!r})"
                 )
             for spec in listeners:
                 ctx.current_action = spec.name
-                calls, failures = self._names[spec.name]
-                self._metrics.inc(calls)
+                calls[spec.name] += 1
                 try:
                     spec.fn(event, ctx)
                 except Exception as e:
-                    self._metrics.inc(failures)
+                    self._metrics.inc(self._names[spec.name][1])
                     raise ActionFailedError(spec.name, event, e) from e
-                queue.extend(ctx.take_sent_events())
+                if ctx.has_sent_events:
+                    if queue is None:
+                        queue = deque()
+                    queue.extend(ctx.take_sent_events())
+            if not queue:
+                break
+            event = queue.popleft()
         ctx.current_action = None
         self.last_events = handled
         return outputs
