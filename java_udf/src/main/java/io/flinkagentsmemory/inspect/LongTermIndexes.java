@@ -110,6 +110,21 @@ public final class LongTermIndexes implements Closeable {
         }
     }
 
+    /**
+     * Opens every restored index and runs one query in each, so the first page a user opens does
+     * not pay for opening readers and for the JIT; callers hold this object's monitor for every
+     * request, and each key group is warmed under it, so requests interleave.
+     */
+    public void warmUp() throws IOException {
+        for (SubtaskStats s : subtasks) {
+            for (KeyGroupStats g : s.keyGroups()) {
+                synchronized (this) {
+                    indexes.forKeyGroup(g.keyGroup()).count("", Long.MAX_VALUE);
+                }
+            }
+        }
+    }
+
     public List<SubtaskStats> subtasks() {
         return subtasks;
     }
