@@ -39,7 +39,8 @@ def make_embedder(spec: str | None, agent: Any | None) -> Any | None:
         except ValueError as e:
             raise ConfigurationError(f"--embedder hashing:DIM needs an integer DIM: {e}") from e
     obj = load_object(spec, "--embedder")
-    return obj() if callable(obj) and not hasattr(obj, "embed") else obj
+    is_factory = isinstance(obj, type) or (callable(obj) and not hasattr(obj, "embed"))
+    return obj() if is_factory else obj
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

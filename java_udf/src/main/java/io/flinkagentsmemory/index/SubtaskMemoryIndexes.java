@@ -19,6 +19,7 @@ public final class SubtaskMemoryIndexes implements Closeable {
 
     private final Path baseDir;
     private final double ramBufferMb;
+    private final long quietMillis;
     private final Map<Integer, KeyGroupIndex> open = new TreeMap<>();
 
     public SubtaskMemoryIndexes(Path baseDir) {
@@ -26,8 +27,14 @@ public final class SubtaskMemoryIndexes implements Closeable {
     }
 
     public SubtaskMemoryIndexes(Path baseDir, double ramBufferMb) {
+        this(baseDir, ramBufferMb, KeyGroupIndex.DEFAULT_QUIET_MILLIS);
+    }
+
+    /** As above, folding quiet indexes after {@code quietMillis} (see {@link KeyGroupIndex}). */
+    public SubtaskMemoryIndexes(Path baseDir, double ramBufferMb, long quietMillis) {
         this.baseDir = baseDir;
         this.ramBufferMb = ramBufferMb;
+        this.quietMillis = quietMillis;
     }
 
     public Path baseDir() {
@@ -45,7 +52,7 @@ public final class SubtaskMemoryIndexes implements Closeable {
         if (index == null) {
             Path dir = directoryFor(keyGroup);
             Files.createDirectories(dir);
-            index = KeyGroupIndex.open(dir, keyGroup, ramBufferMb);
+            index = KeyGroupIndex.open(dir, keyGroup, ramBufferMb, quietMillis);
             open.put(keyGroup, index);
         }
         return index;

@@ -59,6 +59,16 @@ public final class InspectorMain {
             System.exit(1);
             return;
         }
+        LongTermIndexes warm = indexes;
+        Thread warmUp = new Thread(() -> {
+            try {
+                warm.warmUp();
+            } catch (Exception e) {
+                e.printStackTrace(); // only slower first requests; each request reports its own errors
+            }
+        }, "inspector-warm-up");
+        warmUp.setDaemon(true);
+        warmUp.start();
         serve(indexes, protocol);
         indexes.close();
         System.exit(0);
@@ -70,7 +80,10 @@ public final class InspectorMain {
         while ((line = in.readLine()) != null) {
             String reply;
             try {
-                reply = answer(indexes, MAPPER.readTree(line));
+                JsonNode request = MAPPER.readTree(line);
+                synchronized (indexes) {
+                    reply = answer(indexes, request);
+                }
             } catch (Exception e) {
                 reply = error(rootMessage(e));
             }

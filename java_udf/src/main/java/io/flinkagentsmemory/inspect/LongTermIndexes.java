@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 import io.flinkagentsmemory.checkpoint.KeyGroupIndexSnapshotter;
+import io.flinkagentsmemory.index.KeyGroupIndex;
 import io.flinkagentsmemory.index.LongTermMemoryStore;
 import io.flinkagentsmemory.index.SettableCurrentKey;
 import io.flinkagentsmemory.index.SubtaskMemoryIndexes;
@@ -38,6 +39,8 @@ public final class LongTermIndexes implements Closeable {
     /** One subtask: its key-group range and the key groups that have an index. */
     public record SubtaskStats(int subtask, int firstKeyGroup, int lastKeyGroup, List<KeyGroupStats> keyGroups) {}
 
+    private static final long NEVER_FOLD_MILLIS = Long.MAX_VALUE / 1_000_000;
+
     private final SubtaskMemoryIndexes indexes;
     private final SettableCurrentKey currentKey = new SettableCurrentKey();
     private final LongTermMemoryStore store;
@@ -53,7 +56,9 @@ public final class LongTermIndexes implements Closeable {
 
     /** Restores every key group's index of {@code state} under {@code workDir}. */
     public static LongTermIndexes materialise(MemoryOperatorState state, Path workDir) throws InspectionException {
-        SubtaskMemoryIndexes indexes = new SubtaskMemoryIndexes(workDir);
+        // Never fold the copies: nothing writes them, and a fold would only burn CPU under the page.
+        SubtaskMemoryIndexes indexes = new SubtaskMemoryIndexes(workDir, KeyGroupIndex.DEFAULT_RAM_BUFFER_MB,
+                NEVER_FOLD_MILLIS);
         List<SubtaskStats> stats = new ArrayList<>();
         int parallelism = state.operator().getParallelism();
         for (Map.Entry<Integer, OperatorSubtaskState> e : state.subtasks().entrySet()) {
@@ -107,6 +112,21 @@ public final class LongTermIndexes implements Closeable {
                 live += s.info.maxDoc() - s.getDelCount() - s.getSoftDelCount();
             }
             return new KeyGroupStats(keyGroup, live, infos.size(), bytes);
+        }
+    }
+
+    /**
+     * Opens every restored index and runs one query in each, so the first page a user opens does
+     * not pay for opening readers and for the JIT; callers hold this object's monitor for every
+     * request, and each key group is warmed under it, so requests interleave.
+     */
+    public void warmUp() throws IOException {
+        for (SubtaskStats s : subtasks) {
+            for (KeyGroupStats g : s.keyGroups()) {
+                synchronized (this) {
+                    indexes.forKeyGroup(g.keyGroup()).count("", Long.MAX_VALUE);
+                }
+            }
         }
     }
 

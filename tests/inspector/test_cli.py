@@ -1,0 +1,41 @@
+"""``flink-agents-memory inspect``: arguments, defaults and the embedder/agent specs."""
+
+from __future__ import annotations
+
+import pytest
+
+from flink_agents_memory.cli import build_parser
+from flink_agents_memory.errors import ConfigurationError
+from flink_agents_memory.inspector.cli import load_object, make_embedder
+from flink_agents_memory.models import HashingEmbedder
+
+
+def test_defaults_to_loopback():
+    args = build_parser().parse_args(["inspect", "some/savepoint"])
+    assert (args.host, args.port, args.token, args.agent, args.embedder) == (
+        "127.0.0.1", 8765, None, None, None)
+
+
+def test_hashing_embedder_spec():
+    assert make_embedder("hashing:32", None).dim == 32
+    with pytest.raises(ConfigurationError, match="integer DIM"):
+        make_embedder("hashing:many", None)
+
+
+def test_embedder_from_a_class_or_the_agent():
+    assert isinstance(make_embedder("flink_agents_memory.models:HashingEmbedder", None),
+                      HashingEmbedder)
+    from inspector_agent import EMBEDDER_DIM, InspectorAgent
+
+    assert make_embedder(None, InspectorAgent).dim == EMBEDDER_DIM
+    assert make_embedder(None, None) is None
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("no_colon", "must look like module:Name"),
+    ("no_such_module_xyz:Thing", "cannot load"),
+    ("flink_agents_memory.models:NoSuchThing", "cannot load"),
+])
+def test_bad_specs_are_clear_errors(spec, message):
+    with pytest.raises(ConfigurationError, match=message):
+        load_object(spec, "--agent")
