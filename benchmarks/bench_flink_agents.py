@@ -109,7 +109,8 @@ def run(quick: bool) -> dict[str, Any]:
             "events_per_s"]
         results.append(row)
     return {"machine": machine(), "flink_agents": fa_version(), "events": events,
-            "venv": str((PEER_VENVS / "flink-agents").relative_to(ROOT)), "results": results}
+            "venv": ".bench/venvs/flink-agents" if PEER_VENVS == ROOT / ".bench" / "venvs"
+            else str(PEER_VENVS / "flink-agents"), "results": results}
 
 
 def _e2e(x: dict[str, Any]) -> float:
