@@ -61,14 +61,22 @@ def comparison_note(r: dict[str, Any]) -> str:
             "short-term memory); Flink's runtime between 2.2 and 2.3 changes neither "
             "PyFlink's thread-mode operator nor heap state access, but it is a second "
             "variable, so read the ratios as the frameworks' plus any release difference. ")
-    note += (
-        "flink-agents 0.3.1 (which runs on Flink 2.3) is not installable from PyPI here: its "
-        "sdist's build downloads the framework's jars, and the Maven repository reachable "
-        "from these machines answers 404 for them, so the earlier figures taken with a "
-        "locally built 0.3.1 cannot be reproduced and are not reported. `make bench-peers` "
-        "installs the newest release that is a wheel with its jars (0.2.0 today); the agent "
-        "code supports both APIs (benchmarks/peers/stm_agents_fa.py).")
-    return note
+    unreachable = (
+        "flink-agents 0.3.1 (which runs on Flink 2.3) is not installable from PyPI on this "
+        "workplace's machines: its sdist's build downloads the framework's jars, and the "
+        "Maven repository reachable from them answers 404 for those jars. ")
+    if fa.startswith("0.3"):
+        return note + unreachable + (
+            "These figures were taken with its Python package (unmodified) and jars built "
+            "locally from the release-0.3.1 source, without its Fluss state store and bundled "
+            "Java integrations (neither is used by this agent); that build is not part of "
+            "this repository and cannot be reproduced here. `make bench` now installs the "
+            "newest release that is a wheel with its jars (0.2.0) and replaces them.")
+    return note + unreachable + (
+        "Figures taken with a locally built 0.3.1 cannot be reproduced, so they are not "
+        "reported. `make bench-peers` installs the newest release that is a wheel with its "
+        "jars (0.2.0 today); the agent code supports both APIs "
+        "(benchmarks/peers/stm_agents_fa.py).")
 
 
 def run_python(python: str, code: str) -> str:
@@ -101,7 +109,8 @@ def run(quick: bool) -> dict[str, Any]:
             "events_per_s"]
         results.append(row)
     return {"machine": machine(), "flink_agents": fa_version(), "events": events,
-            "venv": str((PEER_VENVS / "flink-agents").relative_to(ROOT)), "results": results}
+            "venv": ".bench/venvs/flink-agents" if PEER_VENVS == ROOT / ".bench" / "venvs"
+            else str(PEER_VENVS / "flink-agents"), "results": results}
 
 
 def _e2e(x: dict[str, Any]) -> float:

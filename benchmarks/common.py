@@ -7,6 +7,7 @@ import platform
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pyflink.common import Configuration, Types, WatermarkStrategy
@@ -53,9 +54,10 @@ def keyed_input(env: StreamExecutionEnvironment, events: int, keys: int) -> Data
 
 # -- shared by the suite (run.py and every bench module) ---------------------------------------
 
-ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
-#: Peer frameworks live in their own virtual environments, never in .venv.
-PEER_VENVS = ROOT / ".bench" / "venvs"
+ROOT = Path(__file__).resolve().parents[1]
+#: Peer frameworks live in their own virtual environments, never in .venv
+#: (``BENCH_PEER_VENVS`` points elsewhere, e.g. to check the suite fails without them).
+PEER_VENVS = Path(os.environ.get("BENCH_PEER_VENVS") or ROOT / ".bench" / "venvs")
 WORK = ROOT / ".bench" / "work"
 
 
@@ -68,7 +70,7 @@ def peer_python(name: str) -> str:
     exe = PEER_VENVS / name / "bin" / "python"
     if not exe.exists():
         raise PeerUnavailable(
-            f"peer venv {exe.relative_to(ROOT)} is missing: run `make bench-peers` (or make bench)"
+            f"peer venv {exe} is missing: run `make bench-peers` (or make bench)"
         )
     return str(exe)
 
