@@ -105,7 +105,8 @@ def take_savepoint(work: Path, events: list[str]) -> str:
 
 
 def _count(done: Path) -> int:
-    return len(done.read_text().splitlines()) if done.exists() else 0
+    """Events processed (distinct: a restart replays some, and they are written again)."""
+    return len(set(done.read_text().splitlines())) if done.exists() else 0
 
 
 def get(url: str) -> float:
