@@ -19,9 +19,13 @@ def make_env(
     checkpoint_dir: Path | None = None,
     checkpoint_interval_ms: int = 200,
     restarts: int = 0,
+    extra: dict[str, str] | None = None,
 ) -> StreamExecutionEnvironment:
-    """A fresh environment; with ``checkpoint_dir`` it checkpoints and restarts on failure."""
+    """A fresh environment; with ``checkpoint_dir`` it checkpoints and restarts on failure;
+    ``extra``: more configuration (e.g. a REST port)."""
     conf = Configuration()
+    for name, value in (extra or {}).items():
+        conf.set_string(name, value)
     if checkpoint_dir is not None:
         conf.set_string("execution.checkpointing.interval", f"{checkpoint_interval_ms}ms")
         conf.set_string("execution.checkpointing.dir", checkpoint_dir.as_uri())
