@@ -19,9 +19,12 @@ def make_env(
     checkpoint_dir: Path | None = None,
     checkpoint_interval_ms: int = 200,
     restarts: int = 0,
+    backend: str = "hashmap",
 ) -> StreamExecutionEnvironment:
-    """A fresh environment; with ``checkpoint_dir`` it checkpoints and restarts on failure."""
+    """A fresh environment; with ``checkpoint_dir`` it checkpoints and restarts on failure.
+    ``backend`` "rocksdb" uses RocksDB with incremental checkpoints."""
     conf = Configuration()
+    set_backend(conf, backend)
     if checkpoint_dir is not None:
         conf.set_string("execution.checkpointing.interval", f"{checkpoint_interval_ms}ms")
         conf.set_string("execution.checkpointing.dir", checkpoint_dir.as_uri())
@@ -32,6 +35,13 @@ def make_env(
     env = StreamExecutionEnvironment.get_execution_environment(conf)
     env.set_parallelism(parallelism)
     return env
+
+
+def set_backend(conf: Configuration, backend: str) -> None:
+    """The state backend under test: "hashmap" (heap) or "rocksdb" (incremental checkpoints)."""
+    conf.set_string("state.backend.type", backend)
+    if backend == "rocksdb":
+        conf.set_string("execution.checkpointing.incremental", "true")
 
 
 def sequence_source(
