@@ -20,10 +20,13 @@ def make_env(
     checkpoint_interval_ms: int = 200,
     restarts: int = 0,
     extra: dict[str, str] | None = None,
+    backend: str = "hashmap",
 ) -> StreamExecutionEnvironment:
-    """A fresh environment; with ``checkpoint_dir`` it checkpoints and restarts on failure;
-    ``extra``: more configuration (e.g. a REST port)."""
+    """A fresh environment; with ``checkpoint_dir`` it checkpoints and restarts on failure.
+    ``extra``: more configuration (e.g. a REST port); ``backend`` "rocksdb" uses RocksDB with
+    incremental checkpoints."""
     conf = Configuration()
+    set_backend(conf, backend)
     for name, value in (extra or {}).items():
         conf.set_string(name, value)
     if checkpoint_dir is not None:
@@ -36,6 +39,13 @@ def make_env(
     env = StreamExecutionEnvironment.get_execution_environment(conf)
     env.set_parallelism(parallelism)
     return env
+
+
+def set_backend(conf: Configuration, backend: str) -> None:
+    """The state backend under test: "hashmap" (heap) or "rocksdb" (incremental checkpoints)."""
+    conf.set_string("state.backend.type", backend)
+    if backend == "rocksdb":
+        conf.set_string("execution.checkpointing.incremental", "true")
 
 
 def sequence_source(

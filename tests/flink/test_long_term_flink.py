@@ -7,20 +7,30 @@ import json
 import time
 
 import jobs
+import pytest
 from digest_agent import DigestAgent, last_digest_per_key, oracle, read_lines
 from pyflink.common import Configuration, Types
 
 from flink_agents_memory import Agent, AgentsExecutionEnvironment, InputEvent, OutputEvent, action
+from flink_agents_memory.errors import ConfigurationError
 from flink_agents_memory.memory.long_term import LongTermMemoryConfig
 from flink_agents_memory.models import HashingEmbedder
 from flink_agents_memory.runtime.savepoint import stop_with_savepoint
+
+BACKENDS = ["hashmap", "rocksdb"]
 
 
 def inputs(n: int, keys: int) -> list[str]:
     return [f"k{i % keys}|{i}" for i in range(n)]
 
 
-def test_failure_after_checkpoint_restores_long_term_memory(tmp_path):
+def shared_index_files(checkpoints) -> list:
+    """The long-term index files incremental checkpoints uploaded to the shared directories."""
+    return [p for p in checkpoints.glob("*/shared/flink-agents-memory/*/kg-*/*") if p.is_file()]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_failure_after_checkpoint_restores_long_term_memory(tmp_path, backend):
     n, keys = 400, 10
     expected = oracle(inputs(n, keys), tmp_path / "oracle")
     checkpoints = tmp_path / "checkpoints"
@@ -29,7 +39,7 @@ def test_failure_after_checkpoint_restores_long_term_memory(tmp_path):
                         fail_from=n // 2)
     # One agent subtask: a failover with two subtasks in one MiniCluster TaskManager (one
     # shared interpreter) once lost the TaskManager; see the closing notes.
-    env = jobs.make_env(parallelism=1, checkpoint_dir=checkpoints, restarts=3)
+    env = jobs.make_env(parallelism=1, checkpoint_dir=checkpoints, restarts=3, backend=backend)
     lines = jobs.run_agent(agent, lambda e: jobs.sequence_source(e, n, keys, throttle_ms=3),
                            env=env)
     assert marker.exists(), "the failure was never injected"
@@ -37,10 +47,30 @@ def test_failure_after_checkpoint_restores_long_term_memory(tmp_path):
     assert set(actual) == set(expected)
     for key in expected:
         assert actual[key] == expected[key], key
+    # The restore read incremental checkpoints: index files in the job's shared directory.
+    # Flink leaves shared/ behind when a job finishes (it deletes only what its registry
+    # tracks); ours hold only what the last retained checkpoint references.
+    assert shared_index_files(checkpoints), "no index file was uploaded to shared/"
 
 
-def start_phase(tmp_path, phase: int, parallelism: int, n: int, keys: int, restore: str | None):
+def test_rocksdb_with_heap_timers_is_refused_when_the_job_is_built():
     conf = Configuration()
+    jobs.set_backend(conf, "rocksdb")
+    conf.set_string("state.backend.rocksdb.timer-service.factory", "HEAP")
+    from pyflink.datastream import StreamExecutionEnvironment
+
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    agents = AgentsExecutionEnvironment.get_execution_environment(env)
+    ds = jobs.sequence_source(env, 10, 2)
+    builder = agents.from_datastream(ds, jobs.key_of).apply(DigestAgent())
+    with pytest.raises(ConfigurationError, match="timer-service.factory: HEAP"):
+        builder.to_datastream(Types.STRING())
+
+
+def start_phase(tmp_path, phase: int, parallelism: int, n: int, keys: int, restore: str | None,
+                backend: str = "hashmap"):
+    conf = Configuration()
+    jobs.set_backend(conf, backend)
     conf.set_string("execution.checkpointing.interval", "100ms")
     conf.set_string("execution.checkpointing.dir", (tmp_path / "chk").as_uri())
     if restore:
@@ -67,15 +97,16 @@ def stop_after(client, out, lines_wanted: int, savepoints) -> str:
     return stop_with_savepoint(client, savepoints.as_uri())
 
 
-def test_savepoint_rescale_2_3_1_keeps_every_memory_once(tmp_path):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_savepoint_rescale_2_3_1_keeps_every_memory_once(tmp_path, backend):
     n, keys = 600, 24
     expected = oracle(inputs(n, keys), tmp_path / "oracle")
     savepoints = tmp_path / "savepoints"
-    client, out1 = start_phase(tmp_path, 1, 2, n, keys, None)
+    client, out1 = start_phase(tmp_path, 1, 2, n, keys, None, backend)
     sp1 = stop_after(client, out1, 120, savepoints)
-    client, out2 = start_phase(tmp_path, 2, 3, n, keys, sp1)
+    client, out2 = start_phase(tmp_path, 2, 3, n, keys, sp1, backend)
     sp2 = stop_after(client, out2, 120, savepoints)
-    client, out3 = start_phase(tmp_path, 3, 1, n, keys, sp2)
+    client, out3 = start_phase(tmp_path, 3, 1, n, keys, sp2, backend)
     client.get_job_execution_result().result()
     lines = read_lines(out1) + read_lines(out2) + read_lines(out3)
     seqs = [json.loads(line)["seq"] for line in lines]
@@ -101,10 +132,12 @@ class IsolationAgent(Agent):
              "n": len(ctx.memory.get_all(limit=1000))})))
 
 
-def test_one_thousand_keys_never_see_each_others_long_term_memory():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_one_thousand_keys_never_see_each_others_long_term_memory(backend):
     keys, per_key = 1000, 3
     outputs = [json.loads(o) for o in jobs.run_agent(
-        IsolationAgent(), lambda env: jobs.sequence_source(env, keys * per_key, keys))]
+        IsolationAgent(), lambda env: jobs.sequence_source(env, keys * per_key, keys),
+        env=jobs.make_env(backend=backend))]
     assert len(outputs) == keys * per_key
     for out in outputs:  # a run's own add is applied at commit: the first run sees nothing
         assert out["owners"] in ([], [out["key"]])

@@ -75,6 +75,12 @@ public final class LongTermMemoryCheckpointHooks implements CheckpointedFunction
         this.registry = new SharedFileRegistry(numRetained);
     }
 
+    /** As the constructor, for callers that cannot pass a Java lambda (benchmarks over py4j). */
+    public static LongTermMemoryCheckpointHooks of(SubtaskMemoryIndexes indexes, String storeName,
+            int numRetained, boolean claimRestored) {
+        return new LongTermMemoryCheckpointHooks(() -> indexes, storeName, numRetained, claimRestored);
+    }
+
     /**
      * Announces the checkpoint the next {@link #snapshotState} writes, with the stream factory of
      * its location: incremental into the factory's shared directory unless it is a savepoint.

@@ -51,6 +51,7 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
 
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
+        rejectHeapTimersWithRocksDb();
         super.initializeState(context);
         longTermMemory = new OperatorLongTermMemory(
                 localDirectory(),
@@ -125,6 +126,22 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
             if (longTermMemory != null) {
                 longTermMemory.close();
             }
+        }
+    }
+
+    /**
+     * RocksDB with heap timers writes timers into raw keyed state, where the long-term index
+     * is: Flink would decline every checkpoint. The Python builder refuses it in the job's
+     * settings; this catches it in the cluster's, at start rather than at the first checkpoint.
+     */
+    private void rejectHeapTimersWithRocksDb() {
+        String backend = setting("state.backend.type", "hashmap").trim().toLowerCase(java.util.Locale.ROOT);
+        String timers = setting("state.backend.rocksdb.timer-service.factory", "ROCKSDB").trim();
+        if (backend.contains("rocksdb") && timers.equalsIgnoreCase("HEAP")) {
+            throw new IllegalStateException("state.backend.rocksdb.timer-service.factory: HEAP cannot be used "
+                    + "with state.backend.type: " + backend + ": the memory operator keeps its long-term "
+                    + "index in raw keyed state, where heap timers would also go, and Flink would decline "
+                    + "every checkpoint. Remove the setting (RocksDB timers are the default) or use hashmap.");
         }
     }
 
