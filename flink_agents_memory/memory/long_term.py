@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +27,7 @@ from ..models.llm import LLM
 from .audit import AuditTrail, MemoryEvent, iso_utc
 from .history import History
 from .items import MemoryAPI, MemoryItem, SearchMode
+from .query import keyword_query
 from .retention import Retention
 from .store import KeyValueStore
 
@@ -52,6 +54,11 @@ class LongTermMemoryConfig(BaseModel):
                                    description="infer=False: skip text this similar to a memory.")
     similar_limit: int = Field(5, ge=1, description="Existing memories shown to the LLM per fact.")
     default_mode: SearchMode = "hybrid"
+    hybrid_keyword_weight: float = Field(
+        1.5, ge=0, le=100, allow_inf_nan=False,
+        description="Hybrid search: weight of the BM25 ranking against the vector ranking (1).")
+    drop_question_words: bool = Field(
+        True, description="Keyword search: leave words like what/did/the out of the BM25 query.")
     recent: Retention = Field(Retention(max_items=100), description="get_history's retention.")
     audit: Retention = Field(Retention(max_items=1000), description="history(id)'s retention.")
 
@@ -188,13 +195,23 @@ class LongTermMemory(MemoryAPI):
         mode = mode or self.config.default_mode
         if mode not in ("vector", "keyword", "hybrid"):
             raise ValueError(f"unknown search mode {mode!r}: use vector, keyword or hybrid")
-        if not isinstance(limit, int) or limit < 1:
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
             raise ValueError(f"search limit must be a positive int, got {limit!r}")
+        if min_score is not None and (isinstance(min_score, bool)
+                                      or not isinstance(min_score, (int, float))
+                                      or not math.isfinite(min_score)):
+            raise ValueError(f"min_score must be a finite number or None, got {min_score!r}")
+        if not isinstance(query, str):
+            raise ValueError(f"search query must be a str, got {type(query).__name__}")
         vector = None if mode == "keyword" else self._vectors([query])[0].tobytes()
         options = {"mode": mode, "limit": limit, "min_score": min_score,
-                   "filters": filters or {}, "now": self._now_ms()}
+                   "filters": filters or {}, "now": self._now_ms(),
+                   "keyword_weight": self.config.hybrid_keyword_weight}
+        # Dropping question words helps BM25 alone, not hybrid (docs/long_term_memory.md).
+        text = keyword_query(query) if mode == "keyword" and self.config.drop_question_words \
+            else query
         with Timer(self.metrics, f"long_term.search_us.{mode}"):
-            hits = json.loads(self._store.search(query, vector, json.dumps(options)))
+            hits = json.loads(self._store.search(text, vector, json.dumps(options)))
         self.metrics.inc(f"long_term.searches.{mode}")
         return [_item(h) for h in hits if self._pending.get(h["id"], h) is not None]
 
