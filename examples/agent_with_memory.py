@@ -36,7 +36,7 @@ from flink_agents_memory import (
 from flink_agents_memory.knowledge import KnowledgeBase, KnowledgeItem
 from flink_agents_memory.memory.items import MemoryItem
 from flink_agents_memory.memory.long_term import LongTermMemoryConfig
-from flink_agents_memory.models import HashingEmbedder, OpenAICompatibleLLM
+from flink_agents_memory.models import OpenAICompatibleLLM
 
 MESSAGES = [
     "alice|How does Flink restore state after a failure?",
@@ -76,7 +76,7 @@ def llm_from_env() -> OpenAICompatibleLLM | None:
 class AgentWithMemory(Agent):
     """Flink agent with memory and shared knowledge (seed 003 AgentWithMemory)."""
 
-    long_term_memory = LongTermMemoryConfig(embedder=HashingEmbedder(256))
+    long_term_memory = LongTermMemoryConfig()  # MiniLM (make install); hashing with LIGHT=1
 
     def __init__(self, agent_id: str = "assistant",
                  knowledge_bases: list[KnowledgeBase] | None = None) -> None:
