@@ -29,7 +29,6 @@ from pyflink.datastream import StreamExecutionEnvironment
 from flink_agents_memory import (
     Agent,
     AgentsExecutionEnvironment,
-    HashingEmbedder,
     InputEvent,
     KnowledgeBase,
     KnowledgeItem,
@@ -79,7 +78,7 @@ def llm_from_env() -> OpenAICompatibleLLM | None:
 class AgentWithMemory(Agent):
     """Flink agent with memory and shared knowledge (the design's AgentWithMemory)."""
 
-    long_term_memory = LongTermMemoryConfig(embedder=HashingEmbedder(256))
+    long_term_memory = LongTermMemoryConfig()  # MiniLM (make install); hashing with LIGHT=1
 
     def __init__(self, agent_id: str = "assistant",
                  knowledge_bases: list[KnowledgeBase] | None = None) -> None:

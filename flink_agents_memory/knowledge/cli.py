@@ -31,7 +31,7 @@ def register(sub: Any) -> None:
     service(p)
     p.add_argument("--source", required=True, help="the knowledge source (collection) name")
     p.add_argument("--embedder", choices=["hashing", "minilm"], default="hashing",
-                   help="hashing (default, no model) or minilm (needs the models extra)")
+                   help="hashing (default, no model) or minilm (all-MiniLM-L6-v2, make install)")
     p.add_argument("--dim", type=int, default=None, help="hashing embedder dimension (256)")
     p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE, help="characters")
     p.add_argument("--overlap", type=int, default=DEFAULT_OVERLAP, help="characters")

@@ -28,6 +28,7 @@ from .history import History
 from .items import MemoryAPI, MemoryItem, SearchMode
 from .limits import MemoryLimits
 from .long_term_config import LongTermMemoryConfig
+from .query import keyword_query
 from .store import KeyValueStore
 from .validation import (
     DEFAULT_LIMITS,
@@ -177,9 +178,13 @@ class LongTermMemory(MemoryAPI):
         filters = check_filters(filters, "ctx.memory.search", self.limits)
         vector = None if mode == "keyword" else self._vectors([query])[0].tobytes()
         options = {"mode": mode, "limit": limit, "min_score": min_score,
-                   "filters": filters, "now": self._now_ms()}
+                   "filters": filters, "now": self._now_ms(),
+                   "keyword_weight": self.config.hybrid_keyword_weight}
+        # Dropping question words helps BM25 alone, not hybrid (docs/long_term_memory.md).
+        text = keyword_query(query) if mode == "keyword" and self.config.drop_question_words \
+            else query
         with Timer(self.metrics, f"long_term.search_us.{mode}"):
-            hits = json.loads(self._store.search(query, vector, json.dumps(options)))
+            hits = json.loads(self._store.search(text, vector, json.dumps(options)))
         self.metrics.inc(f"long_term.searches.{mode}")
         return [_item(h) for h in hits if self._pending.get(h["id"], h) is not None]
 

@@ -31,6 +31,11 @@ class LongTermMemoryConfig(BaseModel):
                                    description="infer=False: skip text this similar to a memory.")
     similar_limit: int = Field(5, ge=1, description="Existing memories shown to the LLM per fact.")
     default_mode: SearchMode = "hybrid"
+    hybrid_keyword_weight: float = Field(
+        1.5, ge=0, le=100, allow_inf_nan=False,
+        description="Hybrid search: weight of the BM25 ranking against the vector ranking (1).")
+    drop_question_words: bool = Field(
+        True, description="Keyword search: leave words like what/did/the out of the BM25 query.")
     recent: Retention = Field(Retention(max_items=100), description="get_history's retention.")
     audit: Retention = Field(Retention(max_items=1000), description="history(id)'s retention.")
 

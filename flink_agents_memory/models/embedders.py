@@ -13,7 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from .http import post_json
-from .minilm import INSTALL_HINT, ModelNotFoundError, NumpyMiniLM, model_dir
+from .minilm import INSTALL_HINT, ModelNotFoundError, NumpyMiniLM, limit_blas_threads, model_dir
 from .quiet import quiet_libraries
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,9 @@ class MiniLMEmbedder:
     ``backend="numpy"`` (the default, installed by ``make install``) runs the model with numpy
     (models/minilm.py): no torch, nothing printed. ``backend="sentence-transformers"`` uses the
     ``models`` extra (torch); both give the same vectors (cosine > 0.999). The model loads on
-    first use, in the TaskManager, never at job build and never from a model hub.
+    first use, in the TaskManager, never at job build and never from a model hub. ``threads``
+    caps the process's BLAS (numpy) or torch threads: on a busy TaskManager, BLAS threads
+    that outnumber free cores made one-text embeddings ~15x slower (measured).
     """
 
     BACKENDS = ("numpy", "sentence-transformers")
@@ -100,7 +102,7 @@ class MiniLMEmbedder:
     def check_available(self) -> None:
         """Raise ModelNotFoundError now (at job build) if the model cannot be loaded later."""
         model_dir(self.model_path)
-        needed = (("safetensors", "tokenizers") if self.backend == "numpy"
+        needed = (("safetensors", "tokenizers", "threadpoolctl") if self.backend == "numpy"
                   else ("sentence_transformers", "torch"))
         missing = [m for m in needed if importlib.util.find_spec(m) is None]
         if missing:
@@ -115,6 +117,8 @@ class MiniLMEmbedder:
             self.check_available()
             if self.backend == "numpy":
                 self._model = NumpyMiniLM(model_dir(self.model_path))
+                if self._threads:
+                    limit_blas_threads(self._threads)
             else:
                 self._model = _sentence_transformer(model_dir(self.model_path), self._threads)
         return self._model

