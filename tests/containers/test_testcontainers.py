@@ -32,8 +32,11 @@ DOCS = {
 
 
 def chroma_container() -> DockerContainer:
-    """The Chroma image, its port 8000 published on a free loopback port."""
-    return DockerContainer(CHROMA_IMAGE).with_bind_ports(8000, ("127.0.0.1", None))
+    """The Chroma image, its port 8000 published on a free loopback port (with_bind_ports
+    takes no host address; the Docker SDK's ``(address, None)`` form does)."""
+    container = DockerContainer(CHROMA_IMAGE)
+    container.ports["8000/tcp"] = ("127.0.0.1", None)  # type: ignore[assignment]
+    return container
 
 
 def wait_heartbeat(url: str, timeout: float = 120) -> None:
