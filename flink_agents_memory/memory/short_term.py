@@ -159,8 +159,8 @@ class ShortTermMemory:
     # -- operations on absolute paths ------------------------------------------------------------
     def set(self, base: str, path: str, value: Any) -> MemoryRef:
         if type(path) is not str or not path or path[0] == "." or path[-1] == "." \
-                or ".." in path:
-            check_path(path)  # raises the precise error
+                or ".." in path or not path.isascii():
+            check_path(path)  # raises the precise error (or passes non-ASCII valid text)
         full = f"{base}.{path}" if base else path
         self._check_new_path(full)
         if type(value) not in _PLAIN and isinstance(value, MemoryObject):

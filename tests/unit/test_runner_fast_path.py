@@ -13,9 +13,8 @@ from flink_agents_memory.memory.store import MapStateStore
 from flink_agents_memory.metrics import MetricsRecorder
 from flink_agents_memory.runtime.executor import RunExecutor
 from flink_agents_memory.runtime.local import InMemoryStates
-from flink_agents_memory.runtime.memory_runtime import MemoryRuntime
-from flink_agents_memory.runtime.run_context import RunContext
-from flink_agents_memory.runtime.runner import AgentRunner, input_event
+from flink_agents_memory.runtime.runner import input_event
+from flink_agents_memory.runtime.wiring import wire_agent
 
 
 class Sink:
@@ -63,11 +62,8 @@ def test_input_event_is_the_validated_model(value):
 
 
 def executor(metrics: MetricsRecorder) -> tuple[RunExecutor, InMemoryStates]:
-    agent, config, states, ctx = Echo(), AgentConfig(), InMemoryStates(), RunContext()
-    ctx.bind(MemoryRuntime(agent, config, states, None, ctx.now_ms, lambda: ctx.key,
-                           lambda: ctx.current_action, metrics))
-    return RunExecutor(AgentRunner(agent.validate(), config, metrics), ctx, config,
-                       metrics), states
+    states = InMemoryStates()
+    return wire_agent(Echo(), AgentConfig(), states, None, metrics).executor, states
 
 
 def test_action_calls_reach_the_metrics_sink_at_each_flush():
@@ -95,17 +91,15 @@ def test_a_failed_action_is_counted_as_call_and_failure():
 
     sink = Sink()
     metrics = MetricsRecorder(sink, flush_s=3600)
-    agent, config, ctx = Boom(), AgentConfig(on_error="skip"), RunContext()
-    ctx.bind(MemoryRuntime(agent, config, InMemoryStates(), None, ctx.now_ms,
-                           lambda: ctx.key, lambda: ctx.current_action, metrics))
-    ex = RunExecutor(AgentRunner(agent.validate(), config, metrics), ctx, config, metrics)
+    ex = wire_agent(Boom(), AgentConfig(on_error="skip"), InMemoryStates(), None,
+                    metrics).executor
     assert ex.execute(1, lambda: "k", 0) == []
     metrics.flush()
     assert sink.counts["agent.action.explode.calls"] == 1
     assert sink.counts["agent.action.explode.failures"] == 1
 
 
-def test_map_state_store_calls_the_wrapped_state_directly():
+def test_map_state_store_calls_the_state_it_is_given():
     class JavaMap:  # what PyFlink's thread-mode MapState wrapper keeps in ``_state``
         def __init__(self) -> None:
             self.data: dict[str, str] = {}
@@ -119,16 +113,9 @@ def test_map_state_store_calls_the_wrapped_state_directly():
         def remove(self, k: str) -> None:
             self.data.pop(k, None)
 
-    class Wrapper:
-        def __init__(self) -> None:
-            self._state = JavaMap()
-
-    wrapper = Wrapper()
-    store = MapStateStore(wrapper)
+    java = JavaMap()
+    store = MapStateStore(java)
     store.put("a", "1")
-    assert store.get("a") == "1" and wrapper._state.data == {"a": "1"}
+    assert store.get("a") == "1" and java.data == {"a": "1"}
     store.remove("a")
-    assert store.get("a") is None and wrapper._state.data == {}
-    plain = JavaMap()  # a state without ``_state`` is used as it is
-    MapStateStore(plain).put("b", "2")
-    assert plain.data == {"b": "2"}
+    assert store.get("a") is None and java.data == {}
