@@ -88,7 +88,7 @@ class NaNEmbedder:
 
 
 @pytest.mark.parametrize("embedder, message", [
-    (NaNEmbedder(after=0), "zero or invalid vector"),
+    (NaNEmbedder(after=0), "zero, NaN or infinite vector"),
     (HashingEmbedder(32), "does not match the index's dimension"),
 ])
 def test_bad_embedder_output_fails_the_run_and_leaves_the_index_intact(lucene, embedder,
