@@ -124,7 +124,7 @@ def run(quick: bool) -> dict[str, Any]:
     if quick:
         result = stream(preload=2_000, intervals=20, per_interval=20, queries=50)
     else:
-        result = stream(preload=20_000, intervals=120, per_interval=200)
+        result = stream(preload=10_000, intervals=100, per_interval=100)
     return {"machine": machine(), "quick": quick, "stream": result}
 
 
@@ -157,9 +157,10 @@ def markdown(r: dict[str, Any]) -> str:
         f"{s['ratio_incremental_to_added']:.2f} (worst single interval "
         f"{s['max_interval_ratio']:.1f}, a merge), full {s['ratio_full_to_added']:.1f}.", "",
         "| items | segments | search p50/p95 ms (py4j) |", "|---|---|---|"]
+    segments = {x["items"]: x["segments"] for x in s["rows"]}
     for x in s["searches"]:
-        lines.append(f"| {x['items']:,} | - | {x['search_us']['p50'] / 1000:.2f} / "
-                     f"{x['search_us']['p95'] / 1000:.2f} |")
+        lines.append(f"| {x['items']:,} | {segments.get(x['items'], '-')} | "
+                     f"{x['search_us']['p50'] / 1000:.2f} / {x['search_us']['p95'] / 1000:.2f} |")
     return "\n".join(lines)
 
 
