@@ -61,6 +61,12 @@ def test_history_overflow_moves_items_to_long_term_memory(runner):
         ("the sky is blue", {"source": "history", "history": "chat"})]
     hits = do(runner, "k", lambda c: c.memory.search("sky blue", mode="keyword"))
     assert [h.memory for h in hits] == ["the sky is blue"]
+    # commit phases in order: the eviction (1) became an add (2) whose audit event and recent
+    # entry reached the built-in histories (3) in the same commit
+    assert [m.memory for m in do(runner, "k", lambda c: c.memory.recent_memories(5))] == [
+        "the sky is blue"]
+    events = do(runner, "k", lambda c, i=moved[0].id: c.memory.audit_trail(i))
+    assert [(e.event, e.new_value) for e in events] == [("ADD", "the sky is blue")]
     assert do(runner, "other", lambda c: c.memory.get_all()) == []    # only its key's
 
 
