@@ -21,7 +21,6 @@ from flink_agents_memory.models import MiniLMEmbedder
 
 from .common import bench_env, keyed_input
 
-
 SENTENCE = ("we went hiking near the lake last summer and my sister brought her new dog "
             "who loved the water but hated the long drive back home that evening")
 
