@@ -74,7 +74,7 @@ class ComposeCluster:
     def chroma_url(self) -> str:
         return f"http://127.0.0.1:{self.chroma_port}"
 
-    def up(self, taskmanagers: int = 2, timeout: float = 420) -> None:
+    def up(self, taskmanagers: int = 2, timeout: float = 600) -> None:
         self.digests.mkdir(parents=True, exist_ok=True)
         self.digests.chmod(0o777)   # the containers' flink user writes digests here
         self.compose("up", "-d", timeout=timeout)
