@@ -184,7 +184,7 @@ def profile_markdown(p: dict[str, Any]) -> str:
         lines.append(f"| {label} | {' | '.join(cells)} |")
     ratios = ", ".join(f"{n}: {runs[n]['raw']['total'] / runs[n]['ours']['total']:.2f}x"
                        for n in names)
-    lines += ["", f"Plain / ours total per event (the throughput ratio these runs imply): "
+    lines += ["", f"Ours / plain throughput these totals imply (plain total / ours total): "
               f"{ratios}."]
     return "\n".join(lines)
 

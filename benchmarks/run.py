@@ -140,7 +140,8 @@ def main() -> int:
     failures: dict[str, str] = {}
     images: dict[str, list[str]] = {}
     mach = {**machine(), "java": java_version(),
-            "load": " ".join(f"{x:.1f}" for x in os.getloadavg())}
+            "load": "not recorded (report rebuilt from the JSON files, nothing run)" if a.render
+            else " ".join(f"{x:.1f}" for x in os.getloadavg())}
     for mod in mods:
         t0 = time.time()
         print(f"== {mod} ({'quick' if a.quick else 'full'})", flush=True)
