@@ -8,6 +8,7 @@ from .errors import (
     ConfigurationError,
     FlinkAgentsMemoryError,
     MemoryPathError,
+    MemoryTypeError,
     MemoryValueError,
     RunawayRunError,
     RunError,
@@ -16,6 +17,7 @@ from .errors import (
 from .events import Event, InputEvent, OutputEvent
 from .memory.audit import MemoryEvent
 from .memory.items import MemoryAPI, MemoryItem
+from .memory.limits import MemoryLimits
 from .memory.long_term import LongTermMemoryConfig, MemoryNotFoundError
 from .memory.memory_object import MemoryObject
 from .memory.ref import MemoryRef
@@ -40,9 +42,11 @@ __all__ = [
     "MemoryAPI",
     "MemoryEvent",
     "MemoryItem",
+    "MemoryLimits",
     "MemoryNotFoundError",
     "MemoryObject",
     "MemoryPathError",
+    "MemoryTypeError",
     "MemoryRef",
     "MemoryValueError",
     "OutputEvent",
