@@ -22,6 +22,7 @@ from .errors import (
     FlinkAgentsMemoryError,
     MemoryNotFoundError,
     MemoryPathError,
+    MemoryTypeError,
     MemoryValueError,
     RunawayRunError,
     RunError,
@@ -31,6 +32,7 @@ from .events import Event, InputEvent, OutputEvent
 from .memory.audit import MemoryEvent
 from .memory.history import History
 from .memory.items import MemoryAPI, MemoryItem
+from .memory.limits import MemoryLimits
 from .memory.long_term_config import LongTermMemoryConfig
 from .memory.memory_object import MemoryObject
 from .memory.ref import MemoryRef
@@ -91,9 +93,11 @@ __all__ = [
     "MemoryAPI",
     "MemoryEvent",
     "MemoryItem",
+    "MemoryLimits",
     "MemoryNotFoundError",
     "MemoryObject",
     "MemoryPathError",
+    "MemoryTypeError",
     "MemoryRef",
     "MemoryValueError",
     "MiniLMEmbedder",
