@@ -269,8 +269,8 @@ class StoredMemoryObject(MemoryObject):
     def get(self, path_or_ref: str | MemoryRef) -> Any:
         path = path_or_ref
         if type(path) is str and path and path[0] != "." and path[-1] != "." \
-                and ".." not in path:
-            # The common case, checked inline: a valid relative path.
+                and ".." not in path and path.isascii():
+            # The common case, checked inline: a valid ASCII relative path.
             entry = self._memory.read(f"{self._path}.{path}" if self._path else path)
             if entry is None:
                 return None

@@ -180,3 +180,15 @@ def test_get_recent_needs_non_negative_int(n):
     with pytest.raises(ValueError, match=r"get_recent\('log', n\) needs an int n >= 0"):
         root.get_recent("log", n)
     assert root.get_recent("log", 2) == [2, 3]
+
+
+@pytest.mark.parametrize("path", ["a.\ud800", "\udfff", "x.é\ud800y"])
+def test_lone_surrogate_paths_are_refused_by_every_call(path):
+    root, store = make_root()
+    root.set("é.ok", 1)  # valid non-ASCII paths still take the checked route and work
+    assert root.get("é.ok") == 1
+    for call in (lambda: root.get(path), lambda: root.set(path, 1),
+                 lambda: root.is_exist(path), lambda: root.new_object(path)):
+        with pytest.raises(MemoryPathError, match="surrogate"):
+            call()
+    assert set(store.data) == {"", "é", "é.ok"}
