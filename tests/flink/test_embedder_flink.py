@@ -16,7 +16,7 @@ from flink_agents_memory import Agent, InputEvent, LongTermMemoryConfig, OutputE
 from flink_agents_memory.models import MiniLMEmbedder
 
 # 3,000 MiniLM embeddings with a job around them. On a 2-core machine shared with other builds
-# (load ~20), 180 of them in a job took 255 s, hence the generous timeout.
+# (load average 20-40) the whole test took 946 s, hence the generous timeout.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(2400)]
 
 # Topics with two memories each (different words) and a query that shares few words with them.
