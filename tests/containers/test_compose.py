@@ -194,10 +194,11 @@ def test_docker_kill_of_a_taskmanager_mid_stream_keeps_every_keys_memory(cluster
     rest = settings(cluster)
     out = cluster.digests / "kill"
     # Until the heartbeat (12 s) times out, redeploys to the dead TaskManager fail at once,
-    # 500 ms apart: the restart budget must outlast that.
+    # 500 ms apart, and until the restarted container registers there is no slot for them: the
+    # restart budget (400 x 500 ms) must outlast both, also on a busy machine.
     job_id = submit_memory_job(cluster, "kill", "--throttle-ms", str(THROTTLE_MS),
                                "--checkpoint-dir", f"/checkpoints/kill-{uuid.uuid4().hex[:8]}",
-                               "--interval-ms", "500", "--restarts", "40")
+                               "--interval-ms", "500", "--restarts", "400")
     flink.wait_job(rest, job_id, states=("RUNNING",))
 
     def progress() -> int:
