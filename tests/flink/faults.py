@@ -7,6 +7,7 @@ import json
 import os
 import socket
 import subprocess
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -78,8 +79,9 @@ class StorageAgent(Agent):
         ctx.memory.add(f"{key} event {seq}")
         if self.work:
             work = Path(self.work)
-            (work / "progress.tmp").write_text(seq)
-            os.replace(work / "progress.tmp", work / "progress")  # never read half-written
+            tmp = work / f"progress.{threading.get_ident()}.tmp"  # one per subtask thread
+            tmp.write_text(seq)
+            os.replace(tmp, work / "progress")  # never read half-written
             since = work / "writable_since"
             failed = work / "failed"
             if since.exists() and not failed.exists() and any(
