@@ -66,8 +66,10 @@ class ClusterMemoryAgent(Agent):
             stm.set("stats.sum", (stm.get("stats.sum") or 0) + seq)
             chat.append(f"{key}:{seq}")
             ctx.memory.add(memory_text(key, seq))
-        # get_all sees the index as of the run's start (this run's add is not in it yet).
-        ltm = sorted((m.id, m.memory) for m in ctx.memory.get_all(limit=100_000))
+        # get_all sees the index as of the run's start (this run's add is not in it yet). A key
+        # holds at most one memory per event of this job: far below MemoryLimits'
+        # max_search_limit (10,000), so the digest still lists every memory of the key.
+        ltm = sorted((m.id, m.memory) for m in ctx.memory.get_all(limit=10_000))
         digest = {"key": ctx.key, "seq": seq, "probe": probe,
                   "count": stm.get("stats.count") or 0, "sum": stm.get("stats.sum") or 0,
                   "chat": chat.get_recent(HISTORY_ITEMS), "ltm_n": len(ltm),
