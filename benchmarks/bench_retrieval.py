@@ -21,17 +21,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from flink_agents_memory.memory.query import QUESTION_WORDS
+
 from .common import ROOT
 from .realtalk import Chat, cached_vectors, load
 
 KS = (5, 10, 20)
 _WORD = re.compile(r"[a-z0-9']+")
-# Question words that carry no evidence (a query-side stop list; memories keep every word).
-QUERY_STOPWORDS = frozenset((
-    "a", "an", "and", "are", "as", "at", "be", "been", "by", "did", "do", "does", "for", "from",
-    "had", "has", "have", "how", "i", "in", "is", "it", "its", "of", "on", "or", "that", "the",
-    "their", "there", "they", "this", "to", "was", "were", "what", "when", "where", "which",
-    "who", "whom", "whose", "why", "will", "with", "you", "your"))
 
 
 def tokens(text: str) -> list[str]:
@@ -116,7 +112,7 @@ def baselines_and_sweep() -> dict[str, Callable[[np.ndarray, BM25, np.ndarray, s
         return top(bm.scores(tokens(q)), 100)
 
     def bm25_stop(_tv, bm, _qv, q):
-        return top(bm.scores([t for t in tokens(q) if t not in QUERY_STOPWORDS]), 100)
+        return top(bm.scores([t for t in tokens(q) if t not in QUESTION_WORDS]), 100)
 
     def rrf(weights, keyword=bm25, depth=100):
         return lambda tv, bm, qv, q: fuse(
