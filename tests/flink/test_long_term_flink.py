@@ -82,8 +82,10 @@ def start_phase(tmp_path, phase: int, parallelism: int, n: int, keys: int, resto
     env.set_max_parallelism(128)
     out = tmp_path / f"phase{phase}.jsonl"
     agents = AgentsExecutionEnvironment.get_execution_environment(env)
-    # slower than the agent, so the savepoint barrier is not queued behind in-flight events
-    ds = jobs.sequence_source(env, n, keys, throttle_ms=12)
+    # slower than the agent, so the savepoint barrier is not queued behind in-flight events:
+    # with a checkpoint every 100 ms, whose index uploads run on the task thread, 12 ms per
+    # event was not (a savepoint asked for at event 120 completed at event 542)
+    ds = jobs.sequence_source(env, n, keys, throttle_ms=30)
     agents.from_datastream(ds, jobs.key_of).apply(DigestAgent(out_file=str(out))).to_datastream(
         Types.STRING()).print()
     return env.execute_async(f"rescale-{phase}"), out
