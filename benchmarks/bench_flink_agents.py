@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from .common import PEER_VENVS, ROOT, machine, module_main, peer_python, run_worker, save_figure
+from .steady import rate_text, ratio_of
 
 NAME = "flink_agents"
 TITLE = "Short-term memory vs Apache Flink Agents"
@@ -26,7 +27,7 @@ HEADLINE = {"k": 3, "keys": 1000, "parallelism": 1}
 def configs(quick: bool) -> tuple[list[dict[str, int]], int, int]:
     """(configurations, events per job, reps of the headline configuration)."""
     if quick:
-        return [dict(HEADLINE)], 3000, 3
+        return [dict(HEADLINE)], 3000, 1
     grid = [{"k": k, "keys": keys, "parallelism": p}
             for p in (1, 2) for keys in (1000, 100_000) for k in (1, 3, 10)]
     return grid, 20_000, 3
@@ -103,14 +104,18 @@ def run(quick: bool) -> dict[str, Any]:
                     "--events", str(n_events), "--parallelism", str(cfg["parallelism"]),
                     "--reps", str(n_reps)]
             row[name] = run_worker(python, "benchmarks.peers.stm_job", args, timeout_s=3000)
-        row["ratio"] = row["ours"]["steady_events_per_s"] / row["flink-agents"][
-            "steady_events_per_s"]
+        row["ratio"] = ratio_of(row["ours"]["steady_events_per_s"],
+                                row["flink-agents"]["steady_events_per_s"])
         row["ratio_end_to_end"] = row["ours"]["events_per_s"] / row["flink-agents"][
             "events_per_s"]
         results.append(row)
     return {"machine": machine(), "flink_agents": fa_version(), "events": events,
             "venv": ".bench/venvs/flink-agents" if PEER_VENVS == ROOT / ".bench" / "venvs"
             else str(PEER_VENVS / "flink-agents"), "results": results}
+
+
+def fmt_ratio(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}x"
 
 
 def _e2e(x: dict[str, Any]) -> float:
@@ -133,9 +138,10 @@ def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
         "ratio": _e2e(h), "target": ">= 1.5x", "met": _e2e(h) >= 1.5, "command": COMMAND,
     }, {
         "figure": "same, steady state (a small job's time subtracted)",
-        "ours": f"{o['steady_events_per_s']:,.0f} ev/s",
-        "peer": f"{f['steady_events_per_s']:,.0f} ev/s ({peer_label(r)})",
-        "ratio": h["ratio"], "target": ">= 5x", "met": h["ratio"] >= 5, "command": COMMAND,
+        "ours": rate_text(o["steady_events_per_s"]),
+        "peer": f"{rate_text(f['steady_events_per_s'])} ({peer_label(r)})",
+        "ratio": h["ratio"], "target": ">= 5x",
+        "met": h["ratio"] is not None and h["ratio"] >= 5, "command": COMMAND,
     }, {
         "figure": "per-event service time p99, same job",
         "ours": f"{o['service_us']['p99']:,.0f} us", "peer": f"{f['service_us']['p99']:,.0f} us",
@@ -148,7 +154,8 @@ def markdown(r: dict[str, Any]) -> str:
         f"{peer_label(r)} in `{r['venv']}`; ours on Flink {r['machine']['apache_flink']} in "
         f"`.venv`. {r['events']:,} events per job in the headline configuration, half that in "
         "the others. Each framework runs in its own process; the "
-        "headline configuration (k=3, 1,000 keys, p=1) has 3 reps, the others 1 (after a "
+        f"headline configuration (k=3, 1,000 keys, p=1) has {_head(r)['reps']} reps, the "
+        "others 1 (after a "
         "warm-up job). `service` = gap between consecutive action starts on a subtask (the "
         "whole per-event cost under saturation); `action` = the k reads + k writes inside "
         "the action. Ratios = ours/theirs events/s, end to end (wall of the whole job, the "
@@ -164,7 +171,7 @@ def markdown(r: dict[str, Any]) -> str:
         lines.append(
             f"| {x['k']} | {x['keys']:,} | {x['parallelism']} | "
             f"{o['events_per_s']:,.0f} | {f['events_per_s']:,.0f} | "
-            f"{_e2e(x):.2f}x | {x['ratio']:.2f}x | "
+            f"{_e2e(x):.2f}x | {fmt_ratio(x['ratio'])} | "
             f"{o['service_us']['p50']:.0f} / {o['service_us']['p99']:.0f} | "
             f"{f['service_us']['p50']:.0f} / {f['service_us']['p99']:.0f} | "
             f"{o['action_us']['p50']:.0f} / {o['action_us']['p99']:.0f} | "

@@ -97,6 +97,7 @@ def main() -> None:
     paths = [str(ROOT), sysconfig.get_paths()["purelib"], os.environ.get("PYTHONPATH", "")]
     os.environ["PYTHONPATH"] = os.pathsep.join(x for x in paths if x)
     sys.path.insert(0, str(ROOT))
+    from ..steady import steady_rate
     from . import latency
 
     small = max(a.events // 20, 1000)
@@ -122,7 +123,7 @@ def main() -> None:
         "events_per_s": a.events / wall,
         "events_per_s_min": a.events / max(walls),
         "events_per_s_max": a.events / min(walls),
-        "steady_events_per_s": (a.events - small) / max(wall - base, 1e-9),
+        "steady_events_per_s": steady_rate(a.events - small, wall, base),
         "latency_samples": len(service),
         "service_us": {"p50": percentile(service, 50), "p99": percentile(service, 99)},
         "action_us": {"p50": percentile(action, 50), "p99": percentile(action, 99)},
