@@ -11,7 +11,7 @@ CHROMADB_SPEC := chromadb>=1.5,<2
 
 PHONY_EMBED := install-embedder bench-retrieval bench-retrieval-data bench-embed
 .PHONY: install-browser inspect
-.PHONY: $(PHONY_EMBED) install install-models install-knowledge demo-memory jar test test-python test-java lint demo bench bench-quick bench-deps bench-peers ci-bench clean \
+.PHONY: $(PHONY_EMBED) install install-models install-knowledge demo-memory jar test test-python test-java lint demo bench bench-quick bench-deps bench-peers clean \
         cluster-up cluster-down cluster-status submit
 
 ## install: create .venv, install the package (editable, test extras), the MiniLM embedder and
@@ -89,9 +89,8 @@ demo-memory: $(CHROMA)
 	         $(PY) examples/agent_with_memory.py --url "$$KNOWLEDGE_URL"'
 
 ## bench: run the benchmarks and write docs/benchmarks.md (docs/benchmarks/*.json, docs/img/*.png)
-## bench-quick: the smoke run (< 5 min, small sizes; writes docs/benchmarks/quick/)
-## ci-bench: bench-quick for CI: same run, report in var/bench-quick/ (the git tree stays clean)
-## All three fail when a peer (flink-agents, mem0) cannot be run. Peers live in .bench/venvs/,
+## bench-quick: the CI smoke (small sizes; report in var/bench-quick/, the git tree stays clean)
+## Both fail when a peer (flink-agents, mem0) cannot be run. Peers live in .bench/venvs/,
 ## never in .venv; .venv only gets the `bench` extra (matplotlib).
 BENCH_VENVS := .bench/venvs
 FA_PY := $(BENCH_VENVS)/flink-agents/bin/python
@@ -111,9 +110,6 @@ bench: bench-deps
 
 bench-quick: bench-deps
 	$(PY) -m benchmarks.run --quick
-
-ci-bench: bench-deps
-	$(PY) -m benchmarks.run --quick --report-dir var/bench-quick
 
 bench-deps: $(PY) bench-peers
 	$(PY) -m pip install -q -e '.[bench]'

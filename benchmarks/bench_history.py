@@ -81,7 +81,7 @@ def measure(capacities: tuple[int, ...], events: int, keys: int, reps: int) -> d
 
 def run(quick: bool) -> dict[str, Any]:
     if quick:
-        return measure((10, 1000, 10_000), events=4000, keys=4, reps=3)
+        return measure((10, 1000, 10_000), events=4000, keys=4, reps=1)
     return measure((10, 1000, 10_000), events=20_000, keys=1, reps=3)
 
 

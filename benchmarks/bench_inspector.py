@@ -157,7 +157,7 @@ def measure(memories: int, big: int, reps: int) -> dict[str, Any]:
 
 def run(quick: bool) -> dict[str, Any]:
     if quick:
-        return measure(10_000, 2_000, reps=1)
+        return measure(3_000, 1_000, reps=1)
     return measure(100_000, 10_000, reps=3)
 
 

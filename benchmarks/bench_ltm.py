@@ -135,13 +135,13 @@ def in_job(n: int, queries: int, batch: int) -> dict[str, Any]:
 
 
 def run(quick: bool) -> dict[str, Any]:
-    sizes = [2_000, 5_000] if quick else [10_000, 100_000]
+    sizes = [2_000] if quick else [10_000, 100_000]
     queries = 100 if quick else 200
     scaling = [index_size(n, queries) for n in sizes]
-    many = index_size(5_000 if quick else 10_000, queries, keys=100)
+    many = index_size(2_000 if quick else 10_000, queries, keys=100)
     # More queries in the job: its percentiles come from one pass, after the JVM compiled the
     # search path during the first ("fresh") pass.
-    job = in_job(5_000 if quick else 100_000, 200 if quick else 1000, batch=500)
+    job = in_job(2_000 if quick else 100_000, 200 if quick else 1000, batch=500)
     return {"machine": machine(), "quick": quick, "scaling": scaling, "many_keys": many,
             "in_job": job}
 

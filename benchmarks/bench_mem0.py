@@ -32,8 +32,8 @@ KEYS = 100
 
 def run(quick: bool) -> dict[str, Any]:
     mem0_python = peer_python("mem0")
-    sizes = [2_000] if quick else [10_000]
-    queries = 100 if quick else 200
+    sizes = [1_000] if quick else [10_000]
+    queries = 50 if quick else 200
     out: list[dict[str, Any]] = []
     for i, n in enumerate(sizes):
         corpus = WORK / f"mem0-{n}.npz"

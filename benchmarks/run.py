@@ -6,12 +6,13 @@
 Every module runs in its own process (a fresh JVM). ``--only X --reuse`` re-runs X and
 rebuilds the whole report with the other modules' last JSON results.
 
-``--quick`` is the CI smoke (< 5 minutes, small sizes). Every run fails (exit 1) when a peer
+``--quick`` is the CI smoke (small sizes, one rep: it proves every module and every peer
+runs; its figures are not evidence for any target). Every run fails (exit 1) when a peer
 cannot be run (its venv is missing or its job fails): a missing comparison must never read as
 a win. docs/benchmarks.md is generated here, never edited by hand; a quick run writes
-docs/benchmarks/quick/ (JSON and benchmarks.md, no plots) instead, so it never overwrites the
-full figures. ``--report-dir DIR`` writes the JSON and benchmarks.md of a run to DIR instead
-(``make ci-bench`` uses var/bench-quick/, so CI leaves the committed files alone).
+var/bench-quick/ (JSON and benchmarks.md, no plots, not committed) instead, so it never
+overwrites the full figures. ``--report-dir DIR`` writes the JSON and benchmarks.md of a run
+to DIR instead.
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ def main() -> int:
                    help="run nothing: rebuild the report (and plots) from the JSON files")
     p.add_argument("--report-dir",
                    help="write the JSON results and benchmarks.md here (default: docs/benchmarks"
-                        "/ and docs/benchmarks.md; quick: docs/benchmarks/quick/)")
+                        "/ and docs/benchmarks.md; quick: var/bench-quick/)")
     p.add_argument("--module", help=argparse.SUPPRESS)  # internal: run one module, --out JSON
     p.add_argument("--out", help=argparse.SUPPRESS)
     a = p.parse_args()
@@ -130,7 +131,7 @@ def main() -> int:
     mods = [] if a.render else [m for m in MODULES if not a.only or m in a.only.split(",")]
     if a.render:
         a.only, a.reuse = "-", True
-    json_dir = ROOT / "docs" / "benchmarks" / ("quick" if a.quick else "")
+    json_dir = ROOT / "var" / "bench-quick" if a.quick else ROOT / "docs" / "benchmarks"
     if a.report_dir:
         json_dir = Path(a.report_dir).resolve()
     img_dir = json_dir / "img" if a.report_dir else ROOT / "docs" / "img"

@@ -1,4 +1,4 @@
-"""The benchmark suite (what `make ci-bench` runs) fails when a peer cannot be run: a missing
+"""The benchmark suite (what `make bench-quick` runs) fails when a peer cannot be run: a missing
 comparison must never read as a win, and a CI run leaves the committed reports alone."""
 
 from __future__ import annotations
