@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memory_job import memory_text
+from memory_job import ClusterMemoryAgent, memory_text
 
 from flink_agents_memory import cluster
+from flink_agents_memory.inspector import SavepointView
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
@@ -148,6 +149,7 @@ def test_rescale_through_stop_with_savepoint_2_3_1(flink_cluster, oracle, tmp_pa
     out = tmp_path / "digests"
     throttle = ["--throttle-ms", str(THROTTLE_MS)]
     savepoints: list[str] = []
+    at_savepoint: list[dict[Any, dict[str, Any]]] = []  # each key's newest digest at each stop
     job_id = None
     for parallelism, stop_after in ((2, N // 4), (3, N // 2), (1, None)):
         savepoint = savepoints[-1] if savepoints else None
@@ -164,12 +166,39 @@ def test_rescale_through_stop_with_savepoint_2_3_1(flink_cluster, oracle, tmp_pa
         savepoints.append(cluster.stop_with_savepoint(flink_cluster, job_id,
                                                       tmp_path / "savepoints"))
         cluster.wait_job(flink_cluster, job_id, timeout=120)
+        at_savepoint.append(newest(read_digests(out), "key"))
         print(f"\nparallelism {parallelism}: stopped after event {progress(out)} "
               f"with savepoint {savepoints[-1]}")
     records = read_digests(out)
     print(f"rescale 2→3→1: {len(records)} digests for {N} events")
     assert len(records) == N, "stop-with-savepoint must neither replay nor lose an event"
     assert_matches_oracle(records, oracle)
+    for savepoint, digests in zip(savepoints, at_savepoint, strict=True):
+        assert_inspector_shows(savepoint, digests)
+
+
+def assert_inspector_shows(savepoint: str, digests: dict[Any, dict[str, Any]]) -> None:
+    """The memory inspector opens a savepoint the standalone cluster wrote, and shows every
+    key's memory as the job's own digests recorded it when the job stopped: the counter and
+    sum, the chat history, and one long-term memory per event (get_all in a digest sees the
+    index as of its run's start, so the key's counter is the number the savepoint holds)."""
+    view = SavepointView(savepoint, agent=ClusterMemoryAgent)
+    try:
+        assert view.keys(limit=100)["total"] == len(digests)
+        for key, digest in digests.items():
+            shown = view.key(key)
+            stats = dict(dict(shown["short_term"]["fields"])["stats"]["fields"])
+            assert (stats["count"]["value"], stats["sum"]["value"]) == \
+                (digest["count"], digest["sum"]), key
+            [chat] = shown["histories"]
+            assert [i["value"] for i in chat["items"] if i["retained"]] == digest["chat"], key
+            assert shown["memories"] == digest["count"], key
+            texts = [m["memory"] for m in view.memories(key, limit=500)["items"]]
+            first = int(key[1:])  # key k<i> gets events i, i + KEYS, ... in order
+            assert sorted(texts) == sorted(memory_text(key, s) for s in range(
+                first, first + KEYS * digest["count"], KEYS)), key
+    finally:
+        view.close()
 
 
 def test_kill_9_taskmanager_restores_all_memory(flink_cluster, oracle, tmp_path):
