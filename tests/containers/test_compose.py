@@ -19,6 +19,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import pytest
 import yaml
@@ -38,6 +39,7 @@ from test_cluster_memory import (  # noqa: E402  (the standalone cluster's oracl
     KEYS,
     THROTTLE_MS,
     N,
+    assert_inspector_shows,
     assert_matches_oracle,
     newest,
     read_digests,
@@ -226,3 +228,24 @@ def test_docker_kill_of_a_taskmanager_mid_stream_keeps_every_keys_memory(cluster
           f"restored {stats['counts']['restored']}")
     assert stats["counts"]["restored"] >= 1, "the job did not restore from a checkpoint"
     assert_matches_oracle(records, oracle)
+
+
+@pytest.mark.containers
+@pytest.mark.slow
+def test_inspector_opens_a_savepoint_of_the_docker_cluster(cluster):
+    """The memory inspector, on the host, reads a savepoint the containers wrote (to the
+    digest directory, mounted at /digests) and shows each key's memory as the job recorded it
+    when it stopped."""
+    rest = settings(cluster)
+    out = cluster.digests / "inspect"
+    target = cluster.digests / "savepoints"
+    target.mkdir(mode=0o777)
+    target.chmod(0o777)  # the containers' flink user writes it
+    job_id = submit_memory_job(cluster, "inspect", "--throttle-ms", str(THROTTLE_MS))
+    flink.wait_job(rest, job_id, states=("RUNNING",))
+    wait_until(lambda: max((r["seq"] for r in read_digests(out)), default=-1) >= N // 4, 300,
+               "a quarter of the events")
+    location = flink.stop_with_savepoint(rest, job_id, Path("/digests/savepoints"))
+    flink.wait_job(rest, job_id, timeout=120)
+    on_host = cluster.digests / Path(urlparse(location).path).relative_to("/digests")
+    assert_inspector_shows(str(on_host), newest(read_digests(out), "key"))
