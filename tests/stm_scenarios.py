@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from flink_agents_memory import MemoryObject, MemoryRef
 
 
-def seed_000_example(root: MemoryObject) -> None:
+def design_example(root: MemoryObject) -> None:
     """Every example line of the short-term memory design, verbatim."""
     root.set("x", 100)
     root.set("y", "abc")

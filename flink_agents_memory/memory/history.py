@@ -15,7 +15,15 @@ from ..metrics import MetricsRecorder
 from . import serialization
 from .limits import MemoryLimits
 from .recent import newest, require_count
-from .retention import Entry, Retention, over_slack, retained_count, take_retained
+from .retention import (
+    Entry,
+    Retention,
+    over_slack,
+    retained_count,
+    room_after,
+    sized_entry,
+    take_retained,
+)
 from .store import KeyValueStore
 from .validation import DEFAULT_LIMITS, check_value
 
@@ -58,10 +66,6 @@ class PyListBackend:
 
     def clear(self) -> None:
         self.values = []
-
-
-def _text_of(value: Any, payload: str) -> str:
-    return value if isinstance(value, str) else payload
 
 
 class History:
@@ -125,26 +129,8 @@ class History:
     # -- runtime ---------------------------------------------------------------------------
     def _entry(self, item: Any, at_ms: int | None = None) -> Entry:
         check_value(item, f"item of history '{self.name}'", self._limits)
-        payload = serialization.dumps(item)
-        size = serialization.encoded_size(payload)
-        if self._max_item_bytes is not None and size > self._max_item_bytes:
-            raise MemoryValueError(
-                f"item of {size} bytes is over max_value_bytes={self._max_item_bytes} "
-                f"(history '{self.name}')"
-            )
-        r = self.retention
-        if r.max_bytes is not None and size > r.max_bytes:
-            raise MemoryValueError(
-                f"item of {size} bytes is over max_bytes={r.max_bytes} of history "
-                f"'{self.name}' on its own"
-            )
-        tokens = r.count_tokens(_text_of(item, payload)) if r.counts_tokens else 0
-        if r.max_tokens is not None and tokens > r.max_tokens:
-            raise MemoryValueError(
-                f"item of {tokens} tokens is over max_tokens={r.max_tokens} of history "
-                f"'{self.name}' on its own"
-            )
-        return Entry(self._now_ms() if at_ms is None else at_ms, size, tokens, payload)
+        return sized_entry(item, self.retention, f"history '{self.name}'",
+                           self._now_ms() if at_ms is None else at_ms, self._max_item_bytes)
 
     def _raw_stored(self) -> list[str]:
         if self._cleared:
@@ -252,7 +238,7 @@ class History:
         called again with all of them, so no item leaves without being reduced."""
         while True:
             repl = self._replacements(reducer, values, evicted)
-            room = self._room(repl)
+            room = room_after(self.retention, repl, f"history '{self.name}'")
             fit = retained_count(kept, room, self._now_ms())
             if fit == len(kept):
                 return repl + kept
@@ -279,22 +265,6 @@ class History:
                 f"got {type(replacements).__name__}"
             )
         return [self._entry(v, at_ms=evicted[-1].at_ms) for v in replacements]
-
-    def _room(self, repl: list[Entry]) -> Retention:
-        """The retention left for kept items once the replacements are in."""
-        r = self.retention
-        budget = {
-            "max_items": None if r.max_items is None else r.max_items - len(repl),
-            "max_bytes": None if r.max_bytes is None else r.max_bytes - sum(e.size for e in repl),
-            "max_tokens": (None if r.max_tokens is None
-                           else r.max_tokens - sum(e.tokens for e in repl)),
-        }
-        if any(v is not None and v < 0 for v in budget.values()):
-            raise MemoryValueError(
-                f"reducer of history '{self.name}' returned {len(repl)} items that do not fit "
-                "the history's retention on their own"
-            )
-        return r.model_copy(update=budget)
 
     def discard(self) -> None:
         """Forget the run's buffered appends and cached reads (also after a commit)."""

@@ -15,8 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import MemoryValueError
-from . import serialization
-from .retention import Entry, Retention, retained_count
+from .retention import Entry, Retention, retained_count, room_after, sized_entry
 
 # Called with the list's absolute path and its evicted items (policy move_to_long_term).
 ListEvictionSink = Callable[[str, list[Any]], None]
@@ -62,7 +61,7 @@ class ListRetention:
         rule = self.rule_for(path)
         if rule is None:
             return values
-        entries = [self._entry(path, rule, v) for v in values]
+        entries = [sized_entry(v, rule, f"list '{path}'") for v in values]
         keep = retained_count(entries, rule, 0)
         if keep == len(values):
             return values
@@ -100,44 +99,11 @@ class ListRetention:
                     f"reducer of list '{path}' must return a list of items or None, "
                     f"got {type(replacements).__name__}"
                 )
-            room = self._room(path, rule, [self._entry(path, rule, v) for v in replacements])
+            owner = f"list '{path}'"
+            room = room_after(rule, [sized_entry(v, rule, owner) for v in replacements], owner)
             fit = retained_count(kept_entries, room, 0)
             if fit == len(kept):
                 return replacements + kept
             moved = len(kept) - fit
             evicted, kept, kept_entries = evicted + kept[:moved], kept[moved:], kept_entries[moved:]
 
-    @staticmethod
-    def _room(path: str, rule: Retention, repl: list[Entry]) -> Retention:
-        budget = {
-            "max_items": None if rule.max_items is None else rule.max_items - len(repl),
-            "max_bytes": None if rule.max_bytes is None
-            else rule.max_bytes - sum(e.size for e in repl),
-            "max_tokens": None if rule.max_tokens is None
-            else rule.max_tokens - sum(e.tokens for e in repl),
-        }
-        if any(v is not None and v < 0 for v in budget.values()):
-            raise MemoryValueError(
-                f"reducer of list '{path}' returned {len(repl)} items that do not fit the "
-                "list's retention on their own"
-            )
-        return rule.model_copy(update=budget)
-
-    @staticmethod
-    def _entry(path: str, rule: Retention, value: Any) -> Entry:
-        payload = serialization.dumps(value)
-        size = serialization.encoded_size(payload)
-        if rule.max_bytes is not None and size > rule.max_bytes:
-            raise MemoryValueError(
-                f"an item of {size} bytes is over max_bytes={rule.max_bytes} of list "
-                f"'{path}' on its own"
-            )
-        tokens = 0
-        if rule.max_tokens is not None:
-            tokens = rule.count_tokens(value if isinstance(value, str) else payload)
-            if tokens > rule.max_tokens:
-                raise MemoryValueError(
-                    f"an item of {tokens} tokens is over max_tokens={rule.max_tokens} of list "
-                    f"'{path}' on its own"
-                )
-        return Entry(0, size, tokens, "")

@@ -1,4 +1,5 @@
-"""Retention rules for histories: how much to keep, and what happens to what is evicted.
+"""Retention rules for histories and retained lists: how much to keep, and what happens to
+what is evicted.
 
 The logical content of a history is always the *longest suffix* (newest items) that satisfies
 every limit at once and holds no expired item — exactly what trimming after each append would
@@ -14,6 +15,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ..errors import MemoryValueError
+from . import serialization
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
@@ -81,6 +85,53 @@ class Entry:
     def decode(raw: str) -> Entry:
         at_ms, size, tokens, payload = raw.split(",", 3)
         return Entry(int(at_ms), int(size), int(tokens), payload)
+
+
+def sized_entry(value: Any, retention: Retention, owner: str, at_ms: int = 0,
+                max_value_bytes: int | None = None) -> Entry:
+    """``value`` encoded and measured (bytes; tokens when the retention counts them) as an
+    :class:`Entry` appended at ``at_ms``.
+
+    Histories and retained lists measure their items the same way, so both keep the same items
+    under the same limits. An item over ``max_value_bytes``, or over the retention's
+    ``max_bytes`` or ``max_tokens`` on its own, could never be kept: it is refused with a
+    :class:`MemoryValueError` naming ``owner`` (``"history 'chat'"``, ``"list 'conv.messages'"``).
+    """
+    payload = serialization.dumps(value)
+    size = serialization.encoded_size(payload)
+    if max_value_bytes is not None and size > max_value_bytes:
+        raise MemoryValueError(
+            f"item of {size} bytes is over max_value_bytes={max_value_bytes} ({owner})")
+    if retention.max_bytes is not None and size > retention.max_bytes:
+        raise MemoryValueError(
+            f"item of {size} bytes is over max_bytes={retention.max_bytes} of {owner} on its own")
+    tokens = 0
+    if retention.counts_tokens:
+        tokens = retention.count_tokens(value if isinstance(value, str) else payload)
+        if retention.max_tokens is not None and tokens > retention.max_tokens:
+            raise MemoryValueError(
+                f"item of {tokens} tokens is over max_tokens={retention.max_tokens} of {owner} "
+                "on its own")
+    return Entry(at_ms, size, tokens, payload)
+
+
+def room_after(retention: Retention, replacements: Sequence[Entry], owner: str) -> Retention:
+    """The retention left for the kept items once a reducer's ``replacements`` are in; a
+    :class:`MemoryValueError` naming ``owner`` if the replacements alone are over it."""
+    budget = {
+        "max_items": None if retention.max_items is None
+        else retention.max_items - len(replacements),
+        "max_bytes": None if retention.max_bytes is None
+        else retention.max_bytes - sum(e.size for e in replacements),
+        "max_tokens": None if retention.max_tokens is None
+        else retention.max_tokens - sum(e.tokens for e in replacements),
+    }
+    if any(v is not None and v < 0 for v in budget.values()):
+        raise MemoryValueError(
+            f"reducer of {owner} returned {len(replacements)} items that do not fit its "
+            "retention on their own"
+        )
+    return retention.model_copy(update=budget)
 
 
 def take_retained(newest_first: Iterable[Entry], retention: Retention, now_ms: int,

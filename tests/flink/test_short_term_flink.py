@@ -39,8 +39,8 @@ class ScenarioAgent(Agent):
         ctx.send_event(OutputEvent(output=f"{name}:{result}"))
 
 
-def test_seed_000_scenarios_on_flink_state():
-    names = ["seed_000_example", "delete_and_values", "memory_ref_roundtrip"]
+def test_short_term_scenarios_on_flink_state():
+    names = ["design_example", "delete_and_values", "memory_ref_roundtrip"]
     outputs = jobs.run_agent(ScenarioAgent(), [f"key{i}|{n}" for i, n in enumerate(names)])
     assert sorted(outputs) == sorted(f"{n}:ok" for n in names)
 

@@ -20,7 +20,7 @@ def make_root(max_value_bytes: int = 1 << 20) -> tuple[StoredMemoryObject, DictS
 @pytest.mark.parametrize(
     "scenario",
     [
-        stm_scenarios.seed_000_example,
+        stm_scenarios.design_example,
         stm_scenarios.delete_and_values,
         stm_scenarios.memory_ref_roundtrip,
     ],

@@ -26,6 +26,18 @@ import org.apache.lucene.index.TieredMergePolicy;
  */
 final class FoldingMergePolicy extends FilterMergePolicy {
 
+    /**
+     * At 100k vectors in one key, 65 segments (Lucene's default merge policy under per-run
+     * refreshes) cost ~30 ms per kNN query against ~1.5 ms for one or two. So segments up to this
+     * size all count as equal ("floor") and {@link #SEGMENTS_PER_TIER} are allowed per tier.
+     * Lucene still refuses a merge that does not grow its biggest input by half (no quadratic
+     * rewriting), so while it is written the index keeps a few segments of falling sizes; once
+     * quiet for {@link KeyGroupIndex#DEFAULT_QUIET_MILLIS} they are folded into one.
+     */
+    static final double FLOOR_SEGMENT_MB = 1024;
+
+    static final double SEGMENTS_PER_TIER = 2;
+
     private volatile boolean foldWanted;
 
     FoldingMergePolicy(TieredMergePolicy tiered) {
@@ -75,11 +87,11 @@ final class FoldingMergePolicy extends FilterMergePolicy {
         return segments;
     }
 
-    /** Tiered merging with the settings this project measured (see {@link KeyGroupIndex}). */
-    static FoldingMergePolicy withTieredDefaults(double floorSegmentMb, double segmentsPerTier) {
+    /** Tiered merging with {@link #FLOOR_SEGMENT_MB} and {@link #SEGMENTS_PER_TIER}. */
+    static FoldingMergePolicy withTieredDefaults() {
         TieredMergePolicy tiered = new TieredMergePolicy();
-        tiered.setFloorSegmentMB(floorSegmentMb);
-        tiered.setSegmentsPerTier(segmentsPerTier);
+        tiered.setFloorSegmentMB(FLOOR_SEGMENT_MB);
+        tiered.setSegmentsPerTier(SEGMENTS_PER_TIER);
         return new FoldingMergePolicy(tiered);
     }
 }

@@ -1,0 +1,106 @@
+package io.flinkagentsmemory.index;
+
+import java.io.IOException;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.BooleanClause.Occur;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.TermQuery;
+
+/**
+ * Ranks the documents that pass a filter. VECTOR: kNN, score (1+dot)/2 (Lucene searches exactly
+ * when the filter matches few documents). KEYWORD: BM25 over the analysed query terms, nothing for
+ * an empty text. HYBRID: {@link ReciprocalRankFusion} of both rankings.
+ */
+final class Ranker {
+
+    /** HNSW beam: top-k searches explore at least this many candidates (recall at small k). */
+    static final int MIN_VECTOR_CANDIDATES = 100;
+
+    /** Keeps a long query text under Lucene's clause limit (1024). */
+    static final int MAX_QUERY_TERMS = 256;
+
+    private final Analyzer analyzer;
+    private final DocumentValidator validator;
+
+    /** {@code analyzer} must be the one the memory text was indexed with. */
+    Ranker(Analyzer analyzer, DocumentValidator validator) {
+        this.analyzer = analyzer;
+        this.validator = validator;
+    }
+
+    /**
+     * Up to {@code limit} hits of {@code mode}, best first (hybrid: possibly more, fused from both
+     * rankings' candidates). {@code vectorFilter} null searches every live document by vector;
+     * {@code filter} restricts the keyword ranking.
+     */
+    List<ScoreDoc> rank(IndexSearcher s, SearchOptions.Mode mode, Query vectorFilter, Query filter, String text,
+            float[] vector, int limit, double keywordWeight) throws IOException {
+        return switch (mode) {
+            case VECTOR -> vectorHits(s, vectorFilter, vector, limit);
+            case KEYWORD -> keywordHits(s, filter, text, limit);
+            case HYBRID -> hybridHits(s, vectorFilter, filter, text, vector, limit, keywordWeight);
+        };
+    }
+
+    /** kNN hits; {@code filter} null searches every live document. */
+    List<ScoreDoc> vectorHits(IndexSearcher s, Query filter, float[] vector, int k) throws IOException {
+        DocumentValidator.requirePositive(k);
+        if (validator.dimension() == -1) {
+            return List.of();
+        }
+        validator.requireQueryDimension(vector.length);
+        int candidates = Math.max(k, MIN_VECTOR_CANDIDATES);
+        Query knn = new SegmentScaledKnnQuery(s.getIndexReader(), DocumentSchema.VECTOR, vector, candidates, k, filter);
+        return List.of(s.search(knn, k).scoreDocs);
+    }
+
+    List<ScoreDoc> keywordHits(IndexSearcher s, Query filter, String text, int k) throws IOException {
+        DocumentValidator.requirePositive(k);
+        Set<String> terms = terms(text);
+        if (terms.isEmpty()) {
+            return List.of();
+        }
+        BooleanQuery.Builder b = new BooleanQuery.Builder();
+        for (String t : terms) {
+            b.add(new TermQuery(new Term(DocumentSchema.MEMORY, t)), Occur.SHOULD);
+        }
+        b.setMinimumNumberShouldMatch(1);
+        b.add(filter, Occur.FILTER);
+        return List.of(s.search(b.build(), k).scoreDocs);
+    }
+
+    private List<ScoreDoc> hybridHits(IndexSearcher s, Query vectorFilter, Query filter, String text, float[] vector,
+            int limit, double keywordWeight) throws IOException {
+        int candidates = Math.max(limit * 4, 20);
+        List<ScoreDoc> byVector = vectorHits(s, vectorFilter, vector, candidates);
+        List<ScoreDoc> byKeyword = keywordWeight > 0 ? keywordHits(s, filter, text, candidates) : List.of();
+        return ReciprocalRankFusion.fuse(byVector, byKeyword, keywordWeight);
+    }
+
+    /** The distinct analysed terms of {@code text}, in order, at most {@link #MAX_QUERY_TERMS}. */
+    Set<String> terms(String text) throws IOException {
+        Set<String> terms = new LinkedHashSet<>();
+        if (text == null || text.isBlank()) {
+            return terms;
+        }
+        try (TokenStream ts = analyzer.tokenStream(DocumentSchema.MEMORY, text)) {
+            CharTermAttribute term = ts.addAttribute(CharTermAttribute.class);
+            ts.reset();
+            while (ts.incrementToken() && terms.size() < MAX_QUERY_TERMS) {
+                terms.add(term.toString());
+            }
+            ts.end();
+        }
+        return terms;
+    }
+}
