@@ -2,7 +2,8 @@
 filesystems (tmpfs) that fill up or turn read-only under a running job.
 
 Mounting needs root. CI runs as root, so there a mount that fails is a test failure naming the
-command and its error; only a run without root skips, and says why (``-ra`` prints it).
+command and its error; only a run without root outside CI skips, and says why (``-ra`` prints
+it).
 """
 
 from __future__ import annotations
@@ -36,12 +37,21 @@ def _mount(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["mount", *args], capture_output=True, text=True, check=False)
 
 
+def require_root(what: str) -> None:
+    """Skip (outside CI) or fail (CI=true) unless this process may mount ``what``."""
+    if os.geteuid() == 0:
+        return
+    reason = f"{what} needs root (CI runs as root)"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{reason}; in CI (CI=true) this test must run, not skip")
+    pytest.skip(reason)
+
+
 @contextmanager
 def small_filesystem(path: Path, size: str) -> Iterator[Path]:
     """A tmpfs of ``size`` (e.g. ``"32m"``) mounted at ``path`` for the block; unmounted after,
     also when the test fails."""
-    if os.geteuid() != 0:
-        pytest.skip(f"mounting a {size} tmpfs at {path} needs root (CI runs as root)")
+    require_root(f"mounting a {size} tmpfs at {path}")
     path.mkdir(parents=True, exist_ok=True)
     done = _mount("-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path))
     if done.returncode != 0:

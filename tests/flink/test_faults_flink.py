@@ -20,7 +20,15 @@ from typing import Any
 import jobs
 import pytest
 from digest_agent import DigestAgent, last_digest_per_key, oracle_lines, read_lines
-from faults import fill, free_port, remount, rest, small_filesystem, wait_until
+from faults import (
+    fill,
+    free_port,
+    remount,
+    require_root,
+    rest,
+    small_filesystem,
+    wait_until,
+)
 from pyflink.common import Types, WatermarkStrategy
 from pyflink.common.job_client import JobClient
 from pyflink.datastream import DataStream, StreamExecutionEnvironment
@@ -97,6 +105,12 @@ def checkpoints(port: int, jid: str) -> dict[str, Any]:
 def progress(out: Path) -> int:
     """Highest event the agent has written a digest for."""
     return max((json.loads(line)["seq"] for line in read_lines(out)), default=-1)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def may_mount() -> None:
+    """Both tests mount a tmpfs: settled before the oracle is computed."""
+    require_root("mounting a tmpfs")
 
 
 @pytest.fixture(scope="module")
