@@ -288,6 +288,31 @@ def kill_process(settings: ClusterSettings, name: str, sig: int = signal.SIGKILL
     return pid
 
 
+def kill_all(settings: ClusterSettings) -> dict[str, int]:
+    """kill -9 every recorded process that still runs, JobManager included, as a power cut
+    would; waits until they are gone and returns their PIDs by name. The recorded state stays,
+    so ``start`` can bring the cluster back on the same ports and directories."""
+    state = _require_state(settings)
+    killed = {name: pid for name, pid in state.processes.items() if is_ours(pid, state)}
+    for pid in killed.values():
+        os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while any(is_alive(pid) for pid in killed.values()):
+        if time.monotonic() > deadline:
+            raise ClusterError(f"processes {killed} still alive 30s after kill -9")
+        time.sleep(0.1)
+    return killed
+
+
+def latest_checkpoint(job_checkpoints: Path) -> Path | None:
+    """The newest complete checkpoint (``chk-<n>`` with its ``_metadata``) of one job's
+    checkpoint directory, ``<execution.checkpointing.dir>/<job id>``: what ``flink run -s``
+    resumes from after the cluster was lost. A checkpoint cut short has no ``_metadata``."""
+    complete = [d for d in job_checkpoints.glob("chk-*")
+                if d.name[4:].isdigit() and (d / "_metadata").is_file()]
+    return max(complete, key=lambda d: int(d.name[4:]), default=None)
+
+
 def _require_state(settings: ClusterSettings) -> ClusterState:
     state = ClusterState.load(settings.base)
     if state is None:

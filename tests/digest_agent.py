@@ -22,11 +22,16 @@ class DigestAgent(Agent):
     long_term_memory = LongTermMemoryConfig(embedder=HashingEmbedder(64))
 
     def __init__(self, out_file: str | None = None, fail_marker: str | None = None,
-                 checkpoint_dir: str | None = None, fail_from: int = -1) -> None:
+                 checkpoint_dir: str | None = None, fail_from: int = -1,
+                 fail_trigger: str | None = None) -> None:
+        """``fail_marker``: fail once (the marker records it), from event ``fail_from`` on once
+        ``checkpoint_dir`` holds a completed checkpoint, or as soon as the file
+        ``fail_trigger`` exists (the test decides when)."""
         self.out_file = out_file
         self.fail_marker = fail_marker
         self.checkpoint_dir = checkpoint_dir
         self.fail_from = fail_from
+        self.fail_trigger = fail_trigger
 
     @action(InputEvent)
     def remember(self, event, ctx):
@@ -62,9 +67,14 @@ class DigestAgent(Agent):
         ctx.send_event(OutputEvent(output=line))
 
     def _maybe_fail(self, seq: int) -> None:
-        if (self.fail_marker and seq >= self.fail_from
-                and not Path(self.fail_marker).exists()
-                and any(Path(self.checkpoint_dir).glob("*/chk-*/_metadata"))):
+        if not self.fail_marker or Path(self.fail_marker).exists():
+            return
+        if self.fail_trigger:
+            due = Path(self.fail_trigger).exists()
+        else:
+            due = (seq >= self.fail_from
+                   and any(Path(self.checkpoint_dir).glob("*/chk-*/_metadata")))
+        if due:
             Path(self.fail_marker).write_text(str(seq))
             raise RuntimeError(f"injected failure at {seq}")
 
@@ -90,14 +100,18 @@ def read_lines(path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def oracle(inputs: list[str], index_dir: Path) -> dict[str, dict]:
-    """The final digest per key of a failure-free run without Flink (same agent, real Lucene)."""
+def oracle_lines(inputs: list[str], index_dir: Path) -> list[str]:
+    """The digest of every event in a failure-free run without Flink (same agent, real Lucene)."""
     from lucene_store import LuceneRunner, LuceneStore
 
     lucene = LuceneStore(index_dir)
     try:
         runner = LuceneRunner(DigestAgent(), lucene)
-        lines = [runner.run(line.split("|")[0], line)[0] for line in inputs]
+        return [runner.run(line.split("|")[0], line)[0] for line in inputs]
     finally:
         lucene.close()
-    return last_digest_per_key(lines)
+
+
+def oracle(inputs: list[str], index_dir: Path) -> dict[str, dict]:
+    """The final digest per key of a failure-free run without Flink."""
+    return last_digest_per_key(oracle_lines(inputs, index_dir))

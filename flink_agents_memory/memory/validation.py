@@ -57,8 +57,15 @@ def check_int(value: int, where: str, limits: MemoryLimits) -> None:
     )
 
 
-def _child(where: str, key: Any) -> str:
-    return f"{where}[{key!r}]"
+def _path(at: Any) -> str:
+    """The readable path of a place in a value. Paths are built lazily, as ``(parent, key,
+    is_field)`` triples down from the value's own ``where``, and formatted only for an error:
+    formatting every item's path (a ``repr`` per key) cost more than all the checks."""
+    parts = []
+    while not isinstance(at, str):
+        at, key, is_field = at
+        parts.append(f".{key}" if is_field else f"[{key!r}]")
+    return at + "".join(reversed(parts))
 
 
 def check_value(value: Any, where: str, limits: MemoryLimits = DEFAULT_LIMITS, *,
@@ -75,45 +82,62 @@ def check_value(value: Any, where: str, limits: MemoryLimits = DEFAULT_LIMITS, *
         return
     if value is None or kind is bool:
         return
-    stack: list[tuple[Any, str, int, bool]] = [(value, where, 0, False)]
+    bound = _int_bound(limits.max_int_digits)
+    max_key = limits.max_key_chars
+    stack: list[tuple[Any, Any, int, bool]] = [(value, where, 0, False)]
     while stack:
         item, at, depth, in_model = stack.pop()
         kind = type(item)
         if item is None or kind is bool:
             continue
         if kind is str or isinstance(item, str):
-            check_str(item, at)
+            if not item.isascii():
+                check_str(item, _path(at))
         elif isinstance(item, bool):
             continue
         elif isinstance(item, int):
-            check_int(item, at, limits)
+            if not -bound < item < bound:
+                check_int(item, _path(at), limits)
         elif isinstance(item, float):
             if not math.isfinite(item):
-                raise MemoryTypeError(f"{at} is {item!r}: only finite floats can be stored")
+                raise MemoryTypeError(f"{_path(at)} is {item!r}: only finite floats can be stored")
         elif isinstance(item, (bytes, bytearray)) and not json_only:
             continue
         elif isinstance(item, (list, tuple, dict)) or (
                 isinstance(item, BaseModel) and not json_only):
             if depth >= limits.max_depth:
                 raise MemoryValueError(
-                    f"{where} is nested deeper than max_depth={limits.max_depth} (at {at})")
+                    f"{where} is nested deeper than max_depth={limits.max_depth} "
+                    f"(at {_path(at)})")
             if isinstance(item, dict):
                 for k, v in item.items():
-                    _check_key(k, at, limits)
-                    stack.append((v, _child(at, k), depth + 1, in_model))
+                    if type(k) is not str or len(k) > max_key or not k.isascii():
+                        _check_key(k, _path(at), limits)
+                    if _plain_leaf(v, bound):
+                        continue
+                    stack.append((v, (at, k, False), depth + 1, in_model))
             elif isinstance(item, BaseModel):
                 for name in type(item).model_fields:
-                    stack.append((getattr(item, name), f"{at}.{name}", depth + 1, True))
+                    stack.append((getattr(item, name), (at, name, True), depth + 1, True))
             else:
                 for i, v in enumerate(item):
-                    stack.append((v, _child(at, i), depth + 1, in_model))
+                    if _plain_leaf(v, bound):
+                        continue
+                    stack.append((v, (at, i, False), depth + 1, in_model))
         elif not in_model:  # inside a model, pydantic serialises datetimes, UUIDs, enums...
             allowed = ("JSON only: None, bool, int, float, str, lists and dicts with str keys"
                        if json_only
                        else "None, bool, int, float, str, bytes, lists and dicts of these, "
                        "and pydantic models")
             raise MemoryTypeError(
-                f"{at} has unsupported type {kind.__name__!r}: memory holds {allowed}")
+                f"{_path(at)} has unsupported type {kind.__name__!r}: memory holds {allowed}")
+
+
+def _plain_leaf(value: Any, bound: int) -> bool:
+    """An ASCII str, an int within the bound, None or a bool: nothing more to check."""
+    kind = type(value)
+    return ((kind is str and value.isascii()) or (kind is int and -bound < value < bound)
+            or value is None or kind is bool)
 
 
 def _check_key(key: Any, at: str, limits: MemoryLimits) -> None:

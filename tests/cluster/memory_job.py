@@ -118,6 +118,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--checkpoint-dir", default=None)
     parser.add_argument("--interval-ms", type=int, default=500)
     parser.add_argument("--restarts", type=int, default=0)
+    parser.add_argument("--backend", choices=("hashmap", "rocksdb"), default=None,
+                        help="state backend (default: the cluster's)")
+    parser.add_argument("--retain", action="store_true",
+                        help="keep the latest checkpoints when the job ends or is lost "
+                             "(RETAIN_ON_CANCELLATION), to resume with flink run -s")
     parser.add_argument("--name", default="cluster-memory-job")
     return parser.parse_args(argv)
 
@@ -128,6 +133,12 @@ def main(argv: list[str] | None = None) -> None:
     if args.checkpoint_dir:
         conf.set_string("execution.checkpointing.interval", f"{args.interval_ms}ms")
         conf.set_string("execution.checkpointing.dir", Path(args.checkpoint_dir).as_uri())
+    if args.retain:
+        conf.set_string("execution.checkpointing.externalized-checkpoint-retention",
+                        "RETAIN_ON_CANCELLATION")
+    if args.backend:
+        conf.set_string("state.backend.type", args.backend)
+        conf.set_string("execution.checkpointing.incremental", str(args.backend == "rocksdb"))
     if args.restarts:
         conf.set_string("restart-strategy.type", "fixed-delay")
         conf.set_string("restart-strategy.fixed-delay.attempts", str(args.restarts))

@@ -52,3 +52,13 @@ def test_submit_command_uses_this_interpreter_for_client_and_cluster():
     assert cmd[1:8] == ["run", "-d", "-p", "3", "-s", "file:/sp", "-py"]
     assert cmd[cmd.index("-pyexec") + 1] == cmd[cmd.index("-pyclientexec") + 1]
     assert cmd[-1] == "--x"
+
+
+def test_latest_checkpoint_is_the_newest_with_metadata(tmp_path):
+    assert cluster.latest_checkpoint(tmp_path) is None
+    for name in ("chk-3", "chk-12", "chk-13", "shared"):
+        (tmp_path / name).mkdir()
+    for name in ("chk-3", "chk-12"):
+        (tmp_path / name / "_metadata").write_bytes(b"x")
+    # chk-13 was cut short (no _metadata); chk-12 beats chk-3 by number, not by name
+    assert cluster.latest_checkpoint(tmp_path) == tmp_path / "chk-12"

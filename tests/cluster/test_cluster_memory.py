@@ -248,3 +248,38 @@ def test_kill_9_taskmanager_restores_all_memory(flink_cluster, oracle, tmp_path)
           f"{final_stats['counts']['completed']}, restored: {final_stats['counts']['restored']}")
     assert final_stats["counts"]["restored"] >= 1, "the job did not restore from a checkpoint"
     assert_matches_oracle(records, oracle)
+
+
+def test_kill_9_whole_cluster_resumes_from_retained_checkpoint(flink_cluster, oracle, tmp_path):
+    """kill -9 of the JobManager and every TaskManager at once (no HA: the job is gone with
+    the JobManager), then the cluster started again and the job resubmitted with ``-s`` on its
+    latest retained checkpoint. RocksDB with incremental checkpoints."""
+    out, checkpoints = tmp_path / "digests", tmp_path / "checkpoints"
+    args = ["--throttle-ms", str(THROTTLE_MS), "--checkpoint-dir", str(checkpoints),
+            "--interval-ms", "500", "--retain", "--backend", "rocksdb"]
+    job_id = submit(flink_cluster, out, *args, parallelism=2)
+    cluster.wait_job(flink_cluster, job_id, states=("RUNNING",))
+    config = cluster.rest_get(flink_cluster, f"/jobs/{job_id}/checkpoints/config")
+    assert config["externalization"] == {"enabled": True, "delete_on_cancellation": False}
+    assert "RocksDB" in config["state_backend"], config["state_backend"]
+    wait_until(lambda: completed_checkpoints(flink_cluster, job_id)["counts"]["completed"] >= 2
+               and progress(out) >= N // 3, JOB_TIMEOUT, "two completed checkpoints mid-stream")
+    killed = cluster.kill_all(flink_cluster)
+    killed_at, processed_before = time.monotonic(), len(read_digests(out))
+    assert "jobmanager" in killed and len(killed) >= 3, killed
+    latest = cluster.latest_checkpoint(checkpoints / job_id)
+    assert latest is not None, f"no complete checkpoint retained in {checkpoints / job_id}"
+
+    cluster.start(flink_cluster, timeout=180)
+    resumed = submit(flink_cluster, out, *args, parallelism=2, savepoint=str(latest))
+    cluster.wait_job(flink_cluster, resumed, states=("RUNNING", "FINISHED"))
+    resumed_s = time.monotonic() - killed_at
+    cluster.wait_job(flink_cluster, resumed, timeout=JOB_TIMEOUT)
+    restored = completed_checkpoints(flink_cluster, resumed)["latest"]["restored"]
+    records = read_digests(out)
+    print(f"\nkill -9 of {sorted(killed)} after {processed_before} of {N} events; resumed from "
+          f"{latest.name} (restored: {restored and restored['external_path']}); cluster up and "
+          f"job running again {resumed_s:.1f} s after the kill; events replayed: "
+          f"{len(records) - N}")
+    assert restored is not None and restored["external_path"].rstrip("/").endswith(latest.name)
+    assert_matches_oracle(records, oracle)

@@ -291,6 +291,20 @@ public final class KeyGroupIndex implements Closeable {
         return directory;
     }
 
+    /**
+     * Closes without committing: what the last commit does not hold is dropped, and nothing is
+     * written (an {@code IndexWriter.close()} flushes and commits, which fails on a full disk).
+     */
+    public void discard() throws IOException {
+        try {
+            searchers.close();
+            writer.rollback();
+        } finally {
+            directory.close();
+            analyzer.close();
+        }
+    }
+
     /** Commits and closes. */
     @Override
     public void close() throws IOException {

@@ -115,17 +115,47 @@ public final class SubtaskMemoryIndexes implements Closeable {
             try {
                 index.close();
             } catch (IOException e) {
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
+                first = chain(first, e);
             }
         }
         open.clear();
         if (first != null) {
             throw first;
         }
+    }
+
+    /**
+     * Rolls back every open index and deletes the base directory: for a subtask attempt that
+     * ends, whose durable copy is its checkpoints. Writes nothing, so it also works on a full
+     * disk, and it frees the disk for the next attempt. Every index is tried; the first error
+     * is thrown with the others suppressed.
+     */
+    public synchronized void discard() throws IOException {
+        IOException first = null;
+        for (KeyGroupIndex index : open.values()) {
+            try {
+                index.discard();
+            } catch (IOException e) {
+                first = chain(first, e);
+            }
+        }
+        open.clear();
+        try {
+            LocalFiles.deleteRecursively(baseDir);
+        } catch (IOException e) {
+            first = chain(first, e);
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private static IOException chain(IOException first, IOException next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.flinkagentsmemory.operator;
 
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Path;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -38,6 +39,8 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
     private final TypeInformation<IN> inputTypeInfo;
     private transient OperatorLongTermMemory longTermMemory;
     private transient AgentMetrics metrics;
+    /** Why the index of the snapshot being taken could not be written, if it could not. */
+    private transient IOException indexSnapshotFailure;
 
     public MemoryAgentOperator(
             Configuration config,
@@ -71,7 +74,13 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
     public OperatorSnapshotFutures snapshotState(long checkpointId, long timestamp, CheckpointOptions options,
             CheckpointStreamFactory factory) throws Exception {
         longTermMemory.hooks().beginSnapshot(checkpointId, options.getCheckpointType().isSavepoint(), factory);
-        return super.snapshotState(checkpointId, timestamp, options, factory);
+        OperatorSnapshotFutures futures = super.snapshotState(checkpointId, timestamp, options, factory);
+        IOException failure = indexSnapshotFailure;
+        indexSnapshotFailure = null;
+        if (failure != null) {
+            futures.setKeyedStateRawFuture(DeclinedSnapshot.of(futures.getKeyedStateRawFuture(), failure));
+        }
+        return futures;
     }
 
     @Override
@@ -93,7 +102,14 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
             // Metrics reach Flink, and expired memories are purged before the index is written.
             interpreter.exec("_fam_bridge.on_checkpoint()");
         }
-        longTermMemory.hooks().snapshotState(context);
+        try {
+            longTermMemory.hooks().snapshotState(context);
+        } catch (IOException e) {
+            // Checkpoint storage (or the local disk) refused the index: decline this checkpoint
+            // rather than fail the task (see DeclinedSnapshot).
+            indexSnapshotFailure = e;
+            return;
+        }
         longTermMemory.afterSnapshot();
     }
 

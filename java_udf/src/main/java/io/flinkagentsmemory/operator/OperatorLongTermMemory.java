@@ -9,12 +9,16 @@ import java.nio.file.Path;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.apache.flink.types.Row;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The long-term memory of one operator subtask: its key-group indexes, the store Python calls,
  * and the checkpoint hooks. Kept out of the operator so the operator only wires Flink calls.
  */
 final class OperatorLongTermMemory implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OperatorLongTermMemory.class);
 
     private final SubtaskMemoryIndexes indexes;
     private final LongTermMemoryCheckpointHooks hooks;
@@ -69,9 +73,18 @@ final class OperatorLongTermMemory implements AutoCloseable {
         return store;
     }
 
+    /**
+     * Drops this attempt's local index (the checkpoints hold the durable copy) without writing.
+     * Never throws: Flink closes operators while a failed task is cleaned up, and an exception
+     * there is fatal to the whole TaskManager (a full disk once took it down this way).
+     */
     @Override
-    public void close() throws IOException {
-        indexes.close();
+    public void close() {
+        try {
+            indexes.discard();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Could not remove the local long-term memory index {}; it is never read again", indexes.baseDir(), e);
+        }
     }
 
     /**

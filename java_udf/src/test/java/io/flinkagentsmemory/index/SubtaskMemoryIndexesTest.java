@@ -1,0 +1,60 @@
+package io.flinkagentsmemory.index;
+
+import static io.flinkagentsmemory.index.TestDocs.doc;
+import static io.flinkagentsmemory.index.TestDocs.unitVector;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Discarding a subtask's local indexes: the end of an attempt, failed or not. */
+class SubtaskMemoryIndexesTest {
+
+    @TempDir
+    Path dir;
+
+    private final Random random = new Random(3);
+
+    @Test
+    void discardRollsBackWithoutCommitting() throws Exception {
+        Path path = dir.resolve("kg-5");
+        Files.createDirectories(path);
+        KeyGroupIndex index = KeyGroupIndex.open(path, 5, 8);
+        index.add(doc("kept", "alice", 5, "committed", unitVector(random, 4)));
+        index.commit();
+        index.add(doc("dropped", "alice", 5, "buffered only", unitVector(random, 4)));
+        index.discard();
+
+        KeyGroupIndex reopened = KeyGroupIndex.open(path, 5, 8);
+        try {
+            assertNotNull(reopened.get("alice", "kept", 0));
+            assertNull(reopened.get("alice", "dropped", 0), "discard committed the buffered add");
+        } finally {
+            reopened.close();
+        }
+    }
+
+    @Test
+    void discardDeletesTheBaseDirectoryWithEveryOpenIndex() throws Exception {
+        Path base = dir.resolve("0-1");
+        SubtaskMemoryIndexes indexes = new SubtaskMemoryIndexes(base);
+        indexes.forKeyGroup(1).add(doc("a", "alice", 1, "tea", unitVector(random, 4)));
+        indexes.forKeyGroup(2).add(doc("b", "bob", 2, "jazz", unitVector(random, 4)));
+        indexes.commitAll();
+        assertTrue(Files.isDirectory(indexes.directoryFor(2)));
+
+        indexes.discard();
+
+        assertFalse(Files.exists(base));
+        assertEquals(0, indexes.openKeyGroups().size());
+        assertFalse(indexes.hasKeyGroup(1));
+    }
+}
