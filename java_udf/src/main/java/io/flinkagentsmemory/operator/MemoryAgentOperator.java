@@ -66,12 +66,19 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
         longTermMemory.hooks().initializeState(context);
     }
 
-    /** Tells the long-term memory which checkpoint comes, savepoint or not, and where it goes. */
+    /**
+     * Tells the long-term memory which checkpoint comes, savepoint or not, and where it goes;
+     * then puts its asynchronous part (uploads, copies) in place of the raw keyed state future,
+     * which Flink runs on its checkpoint thread before this subtask acknowledges.
+     */
     @Override
     public OperatorSnapshotFutures snapshotState(long checkpointId, long timestamp, CheckpointOptions options,
             CheckpointStreamFactory factory) throws Exception {
         longTermMemory.hooks().beginSnapshot(checkpointId, options.getCheckpointType().isSavepoint(), factory);
-        return super.snapshotState(checkpointId, timestamp, options, factory);
+        OperatorSnapshotFutures futures = super.snapshotState(checkpointId, timestamp, options, factory);
+        futures.setKeyedStateRawFuture(
+                longTermMemory.hooks().asyncPart(checkpointId, futures.getKeyedStateRawFuture()));
+        return futures;
     }
 
     @Override

@@ -42,6 +42,7 @@ final class OperatorLongTermMemory implements AutoCloseable {
     void registerMetrics(AgentMetrics metrics) {
         metrics.gauge("long_term.snapshot_bytes", 0);
         metrics.gauge("long_term.snapshot_ms", 0);
+        metrics.gauge("long_term.snapshot_async_ms", 0);
         metrics.gauge("long_term.snapshot_index_bytes", 0);
         metrics.gauge("long_term.snapshot_uploaded_files", 0);
         metrics.gauge("long_term.shared_files_deleted", 0);
@@ -57,6 +58,7 @@ final class OperatorLongTermMemory implements AutoCloseable {
         }
         metrics.gauge("long_term.snapshot_bytes", Math.max(hooks.lastSnapshotBytes(), 0));
         metrics.gauge("long_term.snapshot_ms", Math.max(hooks.lastSnapshotMillis(), 0));
+        metrics.gauge("long_term.snapshot_async_ms", Math.max(hooks.lastAsyncMillis(), 0));
         metrics.gauge("long_term.snapshot_index_bytes", Math.max(hooks.lastIndexBytes(), 0));
         metrics.gauge("long_term.snapshot_uploaded_files", hooks.lastUploadedFiles());
         metrics.gauge("long_term.shared_files_deleted", hooks.deletedFiles());
@@ -71,6 +73,7 @@ final class OperatorLongTermMemory implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        hooks.close();
         indexes.close();
     }
 
