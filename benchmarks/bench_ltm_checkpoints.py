@@ -55,7 +55,7 @@ class Checkpointer:
             checkpoint_id, checkpoint_id, location, flink.runtime.state.KeyGroupRange.of(
                 self.kg, self.kg), flink.core.fs.CloseableRegistry())
         self.hooks.snapshotState(ctx)
-        future = ctx.getKeyedStateStreamFuture()
+        future = self.hooks.asyncPart(checkpoint_id, ctx.getKeyedStateStreamFuture())
         future.run()
         future.get()
         self.hooks.notifyCheckpointComplete(checkpoint_id)

@@ -1,5 +1,6 @@
 package io.flinkagentsmemory.checkpoint;
 
+import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,13 +18,15 @@ import io.flinkagentsmemory.index.KeyGroupIndex;
 import io.flinkagentsmemory.index.LocalFiles;
 import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.index.IndexCommit;
+import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 
 /**
- * One key group in an incremental checkpoint: uploads the commit's files that no live
- * checkpoint holds yet to the shared store and writes a {@link KeyGroupManifest}; restore copies
- * the named files back and verifies each against its length and Lucene's CRC32 footer.
+ * One key group in an incremental checkpoint: plans, on the task thread, which of the commit's
+ * files no live checkpoint holds yet, and uploads them to the shared store in the asynchronous
+ * part before writing a {@link KeyGroupManifest}; restore copies the named files back and
+ * verifies each against its length and Lucene's CRC32 footer.
  */
 final class IncrementalSnapshot {
 
@@ -34,49 +37,78 @@ final class IncrementalSnapshot {
 
     private IncrementalSnapshot() {}
 
-    /** What one key group's snapshot wrote: bytes uploaded, manifest bytes, and the index size. */
-    record Written(long uploadedBytes, long manifestBytes, long indexBytes, int uploadedFiles) {}
+    /**
+     * One key group's share of an incremental checkpoint, planned on the task thread: the
+     * manifest (already serialized) and the files only this attempt uploads. {@link #write}
+     * makes sure each of those is in the store (another checkpoint in flight may be uploading
+     * it), then writes the manifest.
+     */
+    record Plan(Directory dir, SharedFileStore store, UploadTracker tracker, List<IndexFile> toEnsure,
+            byte[] manifest, long uploadedBytes, long indexBytes, int uploadedFiles) implements PendingSnapshot.Part {
+
+        @Override
+        public void write(DataOutputStream out) throws IOException, InterruptedException {
+            for (IndexFile file : toEnsure) {
+                tracker.ensure(store.locationOf(file), () -> {
+                    try (IndexInput in = dir.openInput(file.name(), IOContext.READONCE)) {
+                        store.upload(file, in);
+                    }
+                });
+            }
+            out.write(manifest);
+        }
+
+        @Override
+        public long bytes() {
+            return uploadedBytes + manifest.length;
+        }
+    }
 
     /**
-     * Commits {@code index}, uploads its new files, references all of them for
-     * {@code checkpointId} and writes the manifest (with the version) to {@code out}.
+     * Plans key group {@code index}'s share of checkpoint {@code checkpointId} from the pinned
+     * {@code commit}: files no live checkpoint holds get their (deterministic) location in
+     * {@code store} and are expected by {@code tracker}; all are referenced in {@code registry}.
+     * Reads only the files' footers; task thread.
      */
-    static Written write(KeyGroupIndex index, long checkpointId, SharedFileStore store,
-            SharedFileRegistry registry, DataOutputStream out) throws IOException {
-        IndexCommit commit = index.acquireCommit();
-        try {
-            int kg = index.keyGroup();
-            List<IndexFile> files = new ArrayList<>();
-            List<StoredFile> current = new ArrayList<>();
-            long uploaded = 0;
-            long indexBytes = 0;
-            int uploadedFiles = 0;
-            for (String name : commit.getFileNames()) {
-                try (IndexInput in = index.directory().openInput(name, IOContext.READONCE)) {
-                    IndexFile file = new IndexFile(kg, name, in.length(), CodecUtil.retrieveChecksum(in));
-                    indexBytes += file.length();
-                    String location = registry.reusable(file);
-                    if (location == null) {
-                        in.seek(0);
-                        location = store.upload(file, in);
-                        registry.uploaded(file, location);
-                        uploaded += file.length();
-                        uploadedFiles++;
-                    }
-                    files.add(file);
-                    current.add(new StoredFile(file, location, checkpointId));
-                }
+    static Plan plan(KeyGroupIndex index, IndexCommit commit, long checkpointId, SharedFileStore store,
+            SharedFileRegistry registry, UploadTracker tracker) throws IOException {
+        int kg = index.keyGroup();
+        List<IndexFile> files = new ArrayList<>();
+        List<StoredFile> current = new ArrayList<>();
+        List<IndexFile> toEnsure = new ArrayList<>();
+        long uploaded = 0;
+        long indexBytes = 0;
+        int uploadedFiles = 0;
+        for (String name : commit.getFileNames()) {
+            IndexFile file;
+            try (IndexInput in = index.directory().openInput(name, IOContext.READONCE)) {
+                file = new IndexFile(kg, name, in.length(), CodecUtil.retrieveChecksum(in));
             }
-            registry.referenced(checkpointId, files);
-            Set<IndexFile> now = new HashSet<>(files);
-            List<StoredFile> retained = registry.live(kg).stream().filter(f -> !now.contains(f.file())).toList();
-            out.writeInt(KeyGroupIndexSnapshotter.INCREMENTAL_VERSION);
-            long manifest = Integer.BYTES + new KeyGroupManifest(kg, current, retained).write(out);
-            out.flush();
-            return new Written(uploaded, manifest, indexBytes, uploadedFiles);
-        } finally {
-            index.releaseCommit(commit);
+            indexBytes += file.length();
+            String location = registry.reusable(file);
+            if (location == null) {
+                location = store.locationOf(file);
+                registry.uploaded(file, location);
+                tracker.expect(location);
+                uploaded += file.length();
+                uploadedFiles++;
+            }
+            if (tracker.tracks(location)) {
+                toEnsure.add(file);
+            }
+            files.add(file);
+            current.add(new StoredFile(file, location, checkpointId));
         }
+        registry.referenced(checkpointId, files);
+        Set<IndexFile> now = new HashSet<>(files);
+        List<StoredFile> retained = registry.live(kg).stream().filter(f -> !now.contains(f.file())).toList();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(bytes);
+        out.writeInt(KeyGroupIndexSnapshotter.INCREMENTAL_VERSION);
+        new KeyGroupManifest(kg, current, retained).write(out);
+        out.flush();
+        return new Plan(index.directory(), store, tracker, toEnsure, bytes.toByteArray(), uploaded, indexBytes,
+                uploadedFiles);
     }
 
     /**

@@ -12,6 +12,7 @@ import java.util.List;
 import io.flinkagentsmemory.index.KeyGroupIndex;
 import io.flinkagentsmemory.index.LocalFiles;
 import org.apache.lucene.index.IndexCommit;
+import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexInput;
 
@@ -27,7 +28,8 @@ import org.apache.lucene.store.IndexInput;
  *   checkpoint directory (see {@link IncrementalSnapshot}).</li>
  * </ul>
  * A commit is pinned with SnapshotDeletionPolicy while it is copied, so later writes (and
- * merges) cannot delete its files.
+ * merges) cannot delete its files; in a checkpoint the task thread pins it and the asynchronous
+ * part copies it ({@link PendingSnapshot}).
  */
 public final class KeyGroupIndexSnapshotter {
 
@@ -43,25 +45,89 @@ public final class KeyGroupIndexSnapshotter {
     public static long write(KeyGroupIndex index, DataOutputStream out) throws IOException {
         IndexCommit commit = index.acquireCommit();
         try {
-            List<String> names = new ArrayList<>(commit.getFileNames());
-            out.writeInt(FORMAT_VERSION);
-            out.writeInt(names.size());
-            long written = 2L * Integer.BYTES;
-            byte[] buf = new byte[BUFFER];
-            for (String name : names) {
-                try (IndexInput in = index.directory().openInput(name, IOContext.READONCE)) {
-                    long length = in.length();
-                    out.writeUTF(name);
-                    out.writeLong(length);
-                    // Lucene file names are ASCII: modified UTF-8 is 2 length bytes + 1 per char.
-                    written += 2 + name.length() + Long.BYTES + copy(in, length, out, buf);
-                }
-            }
-            out.flush();
-            return written;
+            return write(index.directory(), commit, out);
         } finally {
             index.releaseCommit(commit);
         }
+    }
+
+    /** Writes the files of {@code commit} (pinned by the caller) from {@code dir}; returns the bytes. */
+    static long write(Directory dir, IndexCommit commit, DataOutputStream out) throws IOException {
+        List<String> names = new ArrayList<>(commit.getFileNames());
+        out.writeInt(FORMAT_VERSION);
+        out.writeInt(names.size());
+        long written = 2L * Integer.BYTES;
+        byte[] buf = new byte[BUFFER];
+        for (String name : names) {
+            try (IndexInput in = dir.openInput(name, IOContext.READONCE)) {
+                long length = in.length();
+                out.writeUTF(name);
+                out.writeLong(length);
+                written += entryOverhead(name) + copy(in, length, out, buf);
+            }
+        }
+        out.flush();
+        return written;
+    }
+
+    /**
+     * A key group's full copy in a checkpoint: planned on the task thread from a pinned commit,
+     * written by the asynchronous part.
+     */
+    static PendingSnapshot.Part fullCopy(Directory dir, IndexCommit commit) throws IOException {
+        long indexBytes = 0;
+        long bytes = 2L * Integer.BYTES;
+        for (String name : commit.getFileNames()) {
+            long length = dir.fileLength(name);
+            indexBytes += length;
+            bytes += entryOverhead(name) + length;
+        }
+        return new FullCopy(dir, commit, bytes, indexBytes);
+    }
+
+    /** The blob of a key group without an index. */
+    static PendingSnapshot.Part empty() {
+        return new Empty();
+    }
+
+    private record FullCopy(Directory dir, IndexCommit commit, long bytes, long indexBytes)
+            implements PendingSnapshot.Part {
+        @Override
+        public void write(DataOutputStream out) throws IOException {
+            KeyGroupIndexSnapshotter.write(dir, commit, out);
+        }
+
+        @Override
+        public int uploadedFiles() {
+            return 0;
+        }
+    }
+
+    private record Empty() implements PendingSnapshot.Part {
+        @Override
+        public void write(DataOutputStream out) throws IOException {
+            writeEmpty(out);
+        }
+
+        @Override
+        public long bytes() {
+            return 2L * Integer.BYTES;
+        }
+
+        @Override
+        public long indexBytes() {
+            return 0;
+        }
+
+        @Override
+        public int uploadedFiles() {
+            return 0;
+        }
+    }
+
+    /** Lucene file names are ASCII: modified UTF-8 is 2 length bytes + 1 per char, then the length. */
+    private static long entryOverhead(String name) {
+        return 2 + name.length() + Long.BYTES;
     }
 
     /** Writes the marker of a key group that has no index; returns the bytes written. */

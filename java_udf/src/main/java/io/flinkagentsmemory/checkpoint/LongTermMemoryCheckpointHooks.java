@@ -1,11 +1,14 @@
 package io.flinkagentsmemory.checkpoint;
 
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.HashSet;
 import java.util.List;
+import java.util.NavigableMap;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RunnableFuture;
 import java.util.function.Supplier;
 
 import io.flinkagentsmemory.index.KeyGroupIndex;
@@ -15,10 +18,13 @@ import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.runtime.state.KeyGroupStatePartitionStreamProvider;
 import org.apache.flink.runtime.state.KeyedStateCheckpointOutputStream;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.filesystem.FsCheckpointStorageLocation;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.lucene.index.IndexCommit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,10 +38,14 @@ import org.slf4j.LoggerFactory;
  * the checkpoint storage has a shared directory: each index file is uploaded there once and raw
  * keyed state holds only manifests ({@link IncrementalSnapshot}); {@link SharedFileRegistry}
  * decides, on completion and abort notices, which uploads can go. Savepoints, and checkpoints
- * without such storage, copy every file into raw keyed state, so they stand alone. The copy is
- * synchronous, on the task thread.
+ * without such storage, copy every file into raw keyed state, so they stand alone.
+ *
+ * <p>The task thread only commits and pins each index and plans the checkpoint
+ * ({@link #snapshotState}); the copies and uploads run in Flink's asynchronous checkpoint part
+ * ({@link #asyncPart}), which the operator puts in place of its raw keyed state future, so the
+ * subtask acknowledges the checkpoint only once every file is stored.
  */
-public final class LongTermMemoryCheckpointHooks implements CheckpointedFunction {
+public final class LongTermMemoryCheckpointHooks implements CheckpointedFunction, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(LongTermMemoryCheckpointHooks.class);
 
@@ -46,14 +56,19 @@ public final class LongTermMemoryCheckpointHooks implements CheckpointedFunction
     private final String storeName;
     private final boolean claimRestored;
     private final SharedFileRegistry registry;
+    private final UploadTracker uploads = new UploadTracker();
     private final Set<Long> savepoints = new HashSet<>();
+    /** Planned by {@link #snapshotState}, waiting for {@link #asyncPart} (task thread only). */
+    private final NavigableMap<Long, PendingSnapshot> pending = new TreeMap<>();
+    private final Set<PendingSnapshot> inFlight = ConcurrentHashMap.newKeySet();
     private Target target;
     private boolean ownershipSettled;
     private volatile long lastSnapshotBytes = -1;
     private volatile long lastSnapshotMillis = -1;
     private volatile long lastIndexBytes = -1;
     private volatile long lastUploadedFiles;
-    private volatile long deletedFiles;
+    private volatile long lastAsyncMillis = -1;
+    private volatile long sweptFiles;
     private volatile int lastRestoredKeyGroups;
     private volatile long lastRestoreMillis;
 
@@ -95,6 +110,11 @@ public final class LongTermMemoryCheckpointHooks implements CheckpointedFunction
         target = new Target(checkpointId, store);
     }
 
+    /**
+     * The synchronous part: commits and pins each key group's index and plans what the
+     * checkpoint writes (the shared registry is updated here, on the task thread). Nothing is
+     * copied yet: {@link #asyncPart} does that.
+     */
     @Override
     public void snapshotState(FunctionSnapshotContext context) throws Exception {
         if (!(context instanceof StateSnapshotContext ctx)) {
@@ -109,44 +129,62 @@ public final class LongTermMemoryCheckpointHooks implements CheckpointedFunction
         if (store != null && !ownershipSettled) {
             registry.settleOwnership(location -> claimRestored || store.contains(location));
         }
+        // Opened here, written by the asynchronous part: Flink closes it there and builds its handle.
         KeyedStateCheckpointOutputStream raw = ctx.getRawKeyedOperatorStateOutput();
-        // Not closed here: Flink closes the raw keyed stream and builds its handle.
-        DataOutputStream out = new DataOutputStream(raw);
-        long bytes = 0;
-        long indexBytes = 0;
-        long uploadedFiles = 0;
-        for (int kg : raw.getKeyGroupList()) {
-            raw.startNewKeyGroup(kg);
-            if (!subtask.hasKeyGroup(kg)) {
-                bytes += KeyGroupIndexSnapshotter.writeEmpty(out);
-            } else if (store == null) {
-                long written = KeyGroupIndexSnapshotter.write(subtask.forKeyGroup(kg), out);
-                bytes += written;
-                indexBytes += written;
-            } else {
+        PendingSnapshot snapshot = new PendingSnapshot(ctx.getCheckpointId(), raw);
+        try {
+            for (int kg : raw.getKeyGroupList()) {
+                if (!subtask.hasKeyGroup(kg)) {
+                    snapshot.add(kg, KeyGroupIndexSnapshotter.empty());
+                    continue;
+                }
                 KeyGroupIndex index = subtask.forKeyGroup(kg);
-                IncrementalSnapshot.Written w = IncrementalSnapshot.write(
-                        index, ctx.getCheckpointId(), store, registry, out);
-                bytes += w.uploadedBytes() + w.manifestBytes();
-                indexBytes += w.indexBytes();
-                uploadedFiles += w.uploadedFiles();
+                IndexCommit commit = snapshot.pin(index);
+                snapshot.add(kg, store == null
+                        ? KeyGroupIndexSnapshotter.fullCopy(index.directory(), commit)
+                        : IncrementalSnapshot.plan(index, commit, ctx.getCheckpointId(), store, registry, uploads));
             }
+            if (store != null && !ownershipSettled) {
+                // Uploads of checkpoints that never completed before a failure: nothing names them.
+                int swept = store.sweep(raw.getKeyGroupList(), registry.locations());
+                sweptFiles += swept;
+                ownershipSettled = true;
+            }
+        } catch (Exception e) {
+            snapshot.release();
+            throw e;
         }
-        out.flush();
-        if (store != null && !ownershipSettled) {
-            // Uploads of checkpoints that never completed before a failure: nothing names them.
-            int swept = store.sweep(raw.getKeyGroupList(), registry.locations());
-            deletedFiles += swept;
-            ownershipSettled = true;
-        }
-        lastSnapshotBytes = bytes;
-        lastIndexBytes = indexBytes;
-        lastUploadedFiles = uploadedFiles;
+        pending.put(snapshot.checkpointId(), snapshot);
+        lastSnapshotBytes = snapshot.bytes();
+        lastIndexBytes = snapshot.indexBytes();
+        lastUploadedFiles = snapshot.uploadedFiles();
         lastSnapshotMillis = (System.nanoTime() - start) / 1_000_000;
+    }
+
+    /**
+     * The asynchronous part of checkpoint {@code checkpointId}, to run in place of
+     * {@code rawKeyedStateFuture} (the future that closes the raw keyed state stream, which
+     * Flink runs on its checkpoint thread before the subtask acknowledges): uploads the new
+     * files, writes each key group's blob, then runs {@code rawKeyedStateFuture}. Returns
+     * {@code rawKeyedStateFuture} itself if {@link #snapshotState} planned nothing for that id.
+     * Task thread.
+     */
+    public RunnableFuture<SnapshotResult<KeyedStateHandle>> asyncPart(long checkpointId,
+            RunnableFuture<SnapshotResult<KeyedStateHandle>> rawKeyedStateFuture) {
+        PendingSnapshot snapshot = pending.remove(checkpointId);
+        if (snapshot == null) {
+            return rawKeyedStateFuture;
+        }
+        inFlight.add(snapshot);
+        return snapshot.asyncPart(rawKeyedStateFuture, done -> {
+            inFlight.remove(snapshot);
+            lastAsyncMillis = done.millis();
+        });
     }
 
     /** Deletes the uploads that no retained checkpoint references any more. */
     public void notifyCheckpointComplete(long checkpointId) {
+        releasePendingUpTo(checkpointId);
         if (!savepoints.remove(checkpointId)) {
             delete(registry.completed(checkpointId), checkpointId);
         }
@@ -154,15 +192,33 @@ public final class LongTermMemoryCheckpointHooks implements CheckpointedFunction
 
     /** Deletes the uploads only the aborted checkpoint referenced. */
     public void notifyCheckpointAborted(long checkpointId) {
+        PendingSnapshot never = pending.remove(checkpointId);
+        if (never != null) {
+            never.release();
+        }
         if (!savepoints.remove(checkpointId)) {
             delete(registry.aborted(checkpointId), checkpointId);
         }
     }
 
+    /** Unpins every commit a checkpoint still holds (the subtask is going away). */
+    @Override
+    public void close() {
+        pending.values().forEach(PendingSnapshot::release);
+        pending.clear();
+        inFlight.forEach(PendingSnapshot::release);
+    }
+
+    /** Snapshots planned at or before {@code checkpointId} whose asynchronous part never came. */
+    private void releasePendingUpTo(long checkpointId) {
+        var older = pending.headMap(checkpointId, true);
+        older.values().forEach(PendingSnapshot::release);
+        older.clear();
+    }
+
     private void delete(List<String> locations, long checkpointId) {
         try {
-            SharedFileStore.delete(locations);
-            deletedFiles += locations.size();
+            uploads.drop(locations);
         } catch (IOException e) {
             // A file left behind costs space, never correctness; the next restore sweeps it.
             LOG.warn("Could not delete long-term memory files no checkpoint needs after checkpoint {}: {}",
@@ -217,12 +273,17 @@ public final class LongTermMemoryCheckpointHooks implements CheckpointedFunction
 
     /** Shared files deleted so far (subsumed, aborted, or swept after a restore). */
     public long deletedFiles() {
-        return deletedFiles;
+        return sweptFiles + uploads.deleted();
     }
 
-    /** Wall time of the last checkpoint's copy in milliseconds, -1 before the first. */
+    /** Wall time of the last checkpoint's synchronous part (commit, pin, plan) in milliseconds, -1 before the first. */
     public long lastSnapshotMillis() {
         return lastSnapshotMillis;
+    }
+
+    /** Wall time of the last finished asynchronous part (uploads and copies) in milliseconds, -1 before the first. */
+    public long lastAsyncMillis() {
+        return lastAsyncMillis;
     }
 
     /** Key groups with an index found in the last restore. */

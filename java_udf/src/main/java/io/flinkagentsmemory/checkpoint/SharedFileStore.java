@@ -38,7 +38,12 @@ public final class SharedFileStore {
         return location.startsWith(base.toString() + "/");
     }
 
-    /** Copies {@code length} bytes of {@code in} to the file's place; returns its location. */
+    /** Where {@code file} lies once uploaded (the name is derived from the file alone). */
+    public String locationOf(IndexFile file) {
+        return pathOf(file).toString();
+    }
+
+    /** Copies {@code file.length()} bytes of {@code in} to the file's place; returns its location. */
     public String upload(IndexFile file, IndexInput in) throws IOException {
         Path target = pathOf(file);
         FileSystem fs = target.getFileSystem();

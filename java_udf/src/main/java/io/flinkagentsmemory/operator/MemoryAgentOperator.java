@@ -3,6 +3,7 @@ package io.flinkagentsmemory.operator;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.concurrent.RunnableFuture;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -11,6 +12,8 @@ import org.apache.flink.core.execution.RecoveryClaimMode;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.functions.python.DataStreamPythonFunctionInfo;
@@ -69,17 +72,21 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
         longTermMemory.hooks().initializeState(context);
     }
 
-    /** Tells the long-term memory which checkpoint comes, savepoint or not, and where it goes. */
+    /**
+     * Tells the long-term memory which checkpoint comes, savepoint or not, and where it goes;
+     * then puts its asynchronous part (uploads, copies) in place of the raw keyed state future,
+     * which Flink runs on its checkpoint thread before this subtask acknowledges.
+     */
     @Override
     public OperatorSnapshotFutures snapshotState(long checkpointId, long timestamp, CheckpointOptions options,
             CheckpointStreamFactory factory) throws Exception {
         longTermMemory.hooks().beginSnapshot(checkpointId, options.getCheckpointType().isSavepoint(), factory);
         OperatorSnapshotFutures futures = super.snapshotState(checkpointId, timestamp, options, factory);
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> raw =
+                longTermMemory.hooks().asyncPart(checkpointId, futures.getKeyedStateRawFuture());
         IOException failure = indexSnapshotFailure;
         indexSnapshotFailure = null;
-        if (failure != null) {
-            futures.setKeyedStateRawFuture(DeclinedSnapshot.of(futures.getKeyedStateRawFuture(), failure));
-        }
+        futures.setKeyedStateRawFuture(failure == null ? raw : DeclinedSnapshot.of(raw, failure));
         return futures;
     }
 
@@ -105,8 +112,9 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
         try {
             longTermMemory.hooks().snapshotState(context);
         } catch (IOException e) {
-            // Checkpoint storage (or the local disk) refused the index: decline this checkpoint
-            // rather than fail the task (see DeclinedSnapshot).
+            // The index could not be committed (local disk) or its checkpoint planned (storage
+            // refused a sweep): decline this checkpoint rather than fail the task (see
+            // DeclinedSnapshot). Uploads that fail do so in the asynchronous part, which declines.
             indexSnapshotFailure = e;
             return;
         }

@@ -46,6 +46,7 @@ final class OperatorLongTermMemory implements AutoCloseable {
     void registerMetrics(AgentMetrics metrics) {
         metrics.gauge("long_term.snapshot_bytes", 0);
         metrics.gauge("long_term.snapshot_ms", 0);
+        metrics.gauge("long_term.snapshot_async_ms", 0);
         metrics.gauge("long_term.snapshot_index_bytes", 0);
         metrics.gauge("long_term.snapshot_uploaded_files", 0);
         metrics.gauge("long_term.shared_files_deleted", 0);
@@ -61,6 +62,7 @@ final class OperatorLongTermMemory implements AutoCloseable {
         }
         metrics.gauge("long_term.snapshot_bytes", Math.max(hooks.lastSnapshotBytes(), 0));
         metrics.gauge("long_term.snapshot_ms", Math.max(hooks.lastSnapshotMillis(), 0));
+        metrics.gauge("long_term.snapshot_async_ms", Math.max(hooks.lastAsyncMillis(), 0));
         metrics.gauge("long_term.snapshot_index_bytes", Math.max(hooks.lastIndexBytes(), 0));
         metrics.gauge("long_term.snapshot_uploaded_files", hooks.lastUploadedFiles());
         metrics.gauge("long_term.shared_files_deleted", hooks.deletedFiles());
@@ -81,6 +83,7 @@ final class OperatorLongTermMemory implements AutoCloseable {
     @Override
     public void close() {
         try {
+            hooks.close();
             indexes.discard();
         } catch (IOException | RuntimeException e) {
             LOG.warn("Could not remove the local long-term memory index {}; it is never read again", indexes.baseDir(), e);

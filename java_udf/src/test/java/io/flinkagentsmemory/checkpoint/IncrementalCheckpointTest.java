@@ -16,6 +16,9 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RunnableFuture;
 import java.util.stream.Stream;
 
 import io.flinkagentsmemory.index.MemoryDocument;
@@ -31,10 +34,13 @@ import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupStatePartitionStreamProvider;
 import org.apache.flink.runtime.state.KeyGroupsStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StatePartitionStreamProvider;
 import org.apache.flink.runtime.state.StateSnapshotContextSynchronousImpl;
 import org.apache.flink.runtime.state.filesystem.FsCheckpointStorageLocation;
+import org.apache.lucene.index.DirectoryReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -78,6 +84,14 @@ class IncrementalCheckpointTest {
         }
 
         KeyGroupsStateHandle checkpoint(long id, boolean savepoint) throws Exception {
+            RunnableFuture<SnapshotResult<KeyedStateHandle>> future = synchronousPart(id, savepoint);
+            future.run();
+            return (KeyGroupsStateHandle) future.get().getJobManagerOwnedSnapshot();
+        }
+
+        /** What the task thread does; the returned future is Flink's asynchronous part. */
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> synchronousPart(long id, boolean savepoint)
+                throws Exception {
             Path jobDir = dir.resolve("chk").resolve(job);
             FsCheckpointStorageLocation location = new FsCheckpointStorageLocation(
                     FileSystem.getLocalFileSystem(),
@@ -89,9 +103,7 @@ class IncrementalCheckpointTest {
             StateSnapshotContextSynchronousImpl ctx = new StateSnapshotContextSynchronousImpl(
                     id, id, location, range, new CloseableRegistry());
             hooks.snapshotState(ctx);
-            var future = ctx.getKeyedStateStreamFuture();
-            future.run();
-            return (KeyGroupsStateHandle) future.get().getJobManagerOwnedSnapshot();
+            return hooks.asyncPart(id, ctx.getKeyedStateStreamFuture());
         }
 
         /** Documents of every key group as "key|memory". */
@@ -140,6 +152,108 @@ class IncrementalCheckpointTest {
         Attempt b = restore("job", 1, false, 3, h2);
         assertEquals(expected, b.contents());
         assertEquals(4, b.hooks.lastRestoredKeyGroups());
+        b.close();
+    }
+
+    @Test
+    void theTaskThreadOnlyPinsTheCommitAndTheAsynchronousPartUploadsIt() throws Exception {
+        range = KeyGroupRange.of(0, 0);
+        Attempt a = new Attempt("job", 1, false);
+        a.add(1000);
+        a.checkpoint(1, false);
+        a.hooks.notifyCheckpointComplete(1);
+        Set<String> afterFirst = names(sharedFiles("job"));
+        a.add(300);
+        Set<String> expected = a.contents();
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> async = a.synchronousPart(2, false);
+        assertEquals(afterFirst, names(sharedFiles("job")), "the synchronous part uploads nothing");
+        assertTrue(a.hooks.lastUploadedFiles() > 0, "checkpoint 2 has new files to upload");
+
+        // The task goes on: more memories, merges, a newer commit. The pinned commit stays.
+        a.add(3000);
+        a.indexes.awaitMerges();
+        a.indexes.forKeyGroup(0).commit();
+        assertEquals(2, DirectoryReader.listCommits(a.indexes.forKeyGroup(0).directory()).size(),
+                "checkpoint 2's commit is pinned next to the newest one");
+
+        async.run();
+        KeyGroupsStateHandle h2 = (KeyGroupsStateHandle) async.get().getJobManagerOwnedSnapshot();
+        assertTrue(names(sharedFiles("job")).containsAll(names(currentLocations(h2))), "uploaded before the handle");
+        a.indexes.forKeyGroup(0).commit();
+        assertEquals(1, DirectoryReader.listCommits(a.indexes.forKeyGroup(0).directory()).size(),
+                "the asynchronous part unpinned its commit");
+        a.hooks.notifyCheckpointComplete(2);
+        a.close();
+
+        Attempt b = restore("job", 1, false, 2, h2);
+        assertEquals(expected, b.contents(), "the checkpoint holds what was there at its synchronous part");
+        b.close();
+    }
+
+    @Test
+    void aCancelledAsynchronousPartUnpinsAndUploadsNothing() throws Exception {
+        range = KeyGroupRange.of(0, 0);
+        Attempt a = new Attempt("job", 1, false);
+        a.add(500);
+        a.checkpoint(1, false);
+        a.hooks.notifyCheckpointComplete(1);
+        Set<String> afterFirst = names(sharedFiles("job"));
+        a.add(100);
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> async = a.synchronousPart(2, false);
+        assertTrue(async.cancel(true));
+        async.run(); // a cancelled future runs nothing
+        assertThrows(CancellationException.class, async::get);
+        a.indexes.forKeyGroup(0).commit();
+        assertEquals(1, DirectoryReader.listCommits(a.indexes.forKeyGroup(0).directory()).size(),
+                "cancelling unpinned the commit");
+        assertEquals(afterFirst, names(sharedFiles("job")));
+        a.hooks.notifyCheckpointAborted(2);
+
+        // Aborted before its asynchronous part ran: that part refuses to upload files nobody needs.
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> late = a.synchronousPart(3, false);
+        a.hooks.notifyCheckpointAborted(3);
+        late.run();
+        ExecutionException e = assertThrows(ExecutionException.class, late::get);
+        assertTrue(e.getCause().getMessage().contains("no longer referenced"), e.getCause().getMessage());
+        assertEquals(afterFirst, names(sharedFiles("job")));
+
+        Set<String> expected = a.contents();
+        KeyGroupsStateHandle h4 = a.checkpoint(4, false);
+        a.hooks.notifyCheckpointComplete(4);
+        a.close();
+        Attempt b = restore("job", 1, false, 4, h4);
+        assertEquals(expected, b.contents());
+        b.close();
+    }
+
+    @Test
+    void checkpointsInFlightTogetherShareTheirUploads() throws Exception {
+        range = KeyGroupRange.of(0, 0);
+        Attempt a = new Attempt("job", 1, false);
+        a.add(800);
+        a.checkpoint(1, false);
+        a.hooks.notifyCheckpointComplete(1);
+        a.add(200);
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> second = a.synchronousPart(2, false);
+        long planned = a.hooks.lastUploadedFiles();
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> third = a.synchronousPart(3, false);
+        assertTrue(planned > 0);
+        assertEquals(0, a.hooks.lastUploadedFiles(), "checkpoint 3 reuses what checkpoint 2 uploads");
+        Set<String> expected = a.contents();
+
+        // Checkpoint 3's asynchronous part runs first: it uploads checkpoint 2's new files itself.
+        third.run();
+        KeyGroupsStateHandle h3 = (KeyGroupsStateHandle) third.get().getJobManagerOwnedSnapshot();
+        a.hooks.notifyCheckpointAborted(2);
+        assertTrue(names(sharedFiles("job")).containsAll(names(currentLocations(h3))),
+                "aborting checkpoint 2 keeps what checkpoint 3 references");
+        second.run(); // late, after its abort: its files are stored, it changes nothing
+        assertTrue(second.get().getJobManagerOwnedSnapshot() != null);
+        a.hooks.notifyCheckpointComplete(3);
+        a.close();
+        assertEquals(names(currentLocations(h3)), names(sharedFiles("job")), "only checkpoint 3's files are left");
+        Attempt b = restore("job", 1, false, 3, h3);
+        assertEquals(expected, b.contents());
         b.close();
     }
 

@@ -186,7 +186,7 @@ class RescaleTest {
             StateSnapshotContextSynchronousImpl ctx = new StateSnapshotContextSynchronousImpl(
                     1, 1, new MemCheckpointStreamFactory(64 << 20), s.range, new CloseableRegistry());
             s.hooks.snapshotState(ctx);
-            var future = ctx.getKeyedStateStreamFuture();
+            var future = s.hooks.asyncPart(1, ctx.getKeyedStateStreamFuture());
             future.run();
             KeyedStateHandle handle = future.get().getJobManagerOwnedSnapshot();
             handles.add((KeyGroupsStateHandle) handle);
