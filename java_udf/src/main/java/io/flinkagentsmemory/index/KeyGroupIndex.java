@@ -39,6 +39,7 @@ import org.apache.lucene.index.Term;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause.Occur;
 import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
@@ -67,6 +68,12 @@ public final class KeyGroupIndex implements Closeable {
     static final String KEY_ID = "key_id";
     static final String KEY_GROUP = "key_group";
     static final String MEMORY = "memory";
+    static final String CONTEXT = "context";
+    /**
+     * BM25 of a query word in a memory's context counts this much of the same in its text: on
+     * REALTALK, turns with their neighbouring turns as context (docs/long_term_memory.md).
+     */
+    static final float CONTEXT_WEIGHT = 0.5f;
     static final String VECTOR = "vector";
     static final String METADATA = "metadata";
     static final String HASH = "hash";
@@ -489,6 +496,7 @@ public final class KeyGroupIndex implements Closeable {
         BooleanQuery.Builder b = new BooleanQuery.Builder();
         for (String t : terms) {
             b.add(new TermQuery(new Term(MEMORY, t)), Occur.SHOULD);
+            b.add(new BoostQuery(new TermQuery(new Term(CONTEXT, t)), CONTEXT_WEIGHT), Occur.SHOULD);
         }
         b.setMinimumNumberShouldMatch(1);
         b.add(filter, Occur.FILTER);
@@ -556,7 +564,8 @@ public final class KeyGroupIndex implements Closeable {
                 d.get(HASH),
                 d.get(CREATED_AT),
                 d.get(UPDATED_AT),
-                fromStoredExpiry(d.getField(EXPIRES_AT).numericValue().longValue()));
+                fromStoredExpiry(d.getField(EXPIRES_AT).numericValue().longValue()),
+                d.get(CONTEXT));
     }
 
     private static float[] vectorOf(LeafReaderContext leaf, int docInLeaf) throws IOException {
@@ -634,6 +643,9 @@ public final class KeyGroupIndex implements Closeable {
         d.add(new IntPoint(KEY_GROUP, m.keyGroup()));
         d.add(new StoredField(KEY_GROUP, m.keyGroup()));
         d.add(new TextField(MEMORY, m.memory(), Field.Store.YES));
+        if (m.context() != null) {
+            d.add(new TextField(CONTEXT, m.context(), Field.Store.YES));
+        }
         if (m.vector() != null) {
             d.add(new KnnFloatVectorField(VECTOR, m.vector(), VectorSimilarityFunction.DOT_PRODUCT));
         }
