@@ -188,9 +188,8 @@ class LongTermMemory(MemoryAPI):
         options = {"mode": mode, "limit": limit, "min_score": min_score,
                    "filters": filters, "now": self._now_ms(),
                    "keyword_weight": self.config.hybrid_keyword_weight}
-        # Dropping question words helps BM25 alone, not hybrid (docs/long_term_memory.md).
-        text = keyword_query(query) if mode == "keyword" and self.config.drop_question_words \
-            else query
+        # The vector side embeds the whole query; BM25 gets it without question words.
+        text = keyword_query(query) if self.config.drop_question_words else query
         with Timer(self.metrics, f"long_term.search_us.{mode}"):
             hits = json.loads(self._store.search(text, vector, json.dumps(options)))
         self.metrics.inc(f"long_term.searches.{mode}")

@@ -88,8 +88,6 @@ public final class KeyGroupIndex implements Closeable {
     /** HNSW beam: top-k searches explore at least this many candidates (recall at small k). */
     static final int MIN_VECTOR_CANDIDATES = 100;
 
-    static final int RRF_K = 60;
-
     /**
      * Every segment has its own HNSW graph and a kNN query searches each one: at 100k vectors
      * in one key, 65 segments (Lucene's default merge policy under per-run refreshes) cost
@@ -260,8 +258,8 @@ public final class KeyGroupIndex implements Closeable {
     /**
      * Ranks the live documents of {@code key}. VECTOR: kNN with the key/expiry/metadata filter
      * (Lucene searches exactly when the filter matches few documents), score (1+dot)/2. KEYWORD:
-     * BM25 over the analysed query terms, empty for an empty text. HYBRID: weighted reciprocal-rank
-     * fusion of both lists, sum of weight/(60+rank) divided by its maximum, so 1 = first in both.
+     * BM25 over the analysed query terms, empty for an empty text. HYBRID: weighted fusion of
+     * both lists' scaled scores (see fuse), 0-1, 1 = first in both.
      */
     public List<SearchHit> search(String key, String queryText, float[] queryVector, SearchOptions options)
             throws IOException {
@@ -503,24 +501,36 @@ public final class KeyGroupIndex implements Closeable {
         return List.of(s.search(b.build(), k).scoreDocs);
     }
 
+    /**
+     * Score fusion: each list's scores scaled to 0-1 (vector: min-max over its candidates; BM25:
+     * over its best), then {@code (vector + w * keyword) / (1 + w)}; a list that misses a document
+     * adds 0. On REALTALK this found more evidence than reciprocal-rank fusion, which keeps only
+     * the ranks and so forgets how far apart the scores are (docs/long_term_memory.md).
+     */
     private List<ScoreDoc> fuse(IndexSearcher s, Query vectorFilter, Query filter, String text, float[] vector,
             int limit, double keywordWeight) throws IOException {
         int candidates = Math.max(limit * 4, 20);
         Map<Integer, Double> fused = new HashMap<>();
-        addRanks(fused, vectorHits(s, vectorFilter, vector, candidates), 1.0);
+        addScaled(fused, vectorHits(s, vectorFilter, vector, candidates), 1.0 / (1 + keywordWeight), true);
         if (keywordWeight > 0) {
-            addRanks(fused, keywordHits(s, filter, text, candidates), keywordWeight);
+            addScaled(fused, keywordHits(s, filter, text, candidates), keywordWeight / (1 + keywordWeight), false);
         }
-        double best = (1.0 + keywordWeight) / (RRF_K + 1);
         List<ScoreDoc> out = new ArrayList<>(fused.size());
-        fused.forEach((doc, score) -> out.add(new ScoreDoc(doc, (float) (score / best))));
+        fused.forEach((doc, score) -> out.add(new ScoreDoc(doc, (float) (double) score)));
         out.sort((a, b) -> a.score != b.score ? Float.compare(b.score, a.score) : Integer.compare(a.doc, b.doc));
         return out;
     }
 
-    private static void addRanks(Map<Integer, Double> fused, List<ScoreDoc> ranked, double weight) {
-        for (int rank = 1; rank <= ranked.size(); rank++) {
-            fused.merge(ranked.get(rank - 1).doc, weight / (RRF_K + rank), Double::sum);
+    /** Adds {@code weight} times each hit's score scaled to 0-1 ({@code minMax}: from the lowest). */
+    private static void addScaled(Map<Integer, Double> fused, List<ScoreDoc> hits, double weight, boolean minMax) {
+        if (hits.isEmpty()) {
+            return;
+        }
+        double hi = hits.get(0).score;
+        double lo = minMax ? hits.get(hits.size() - 1).score : 0.0;
+        for (ScoreDoc h : hits) {
+            double scaled = hi > lo ? (h.score - lo) / (hi - lo) : 1.0;
+            fused.merge(h.doc, weight * scaled, Double::sum);
         }
     }
 
