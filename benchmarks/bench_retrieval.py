@@ -214,7 +214,8 @@ def convex(cos: np.ndarray, kw: np.ndarray, alpha: float, depth: int,
 
 
 def sweep() -> dict[str, Callable[[ChatData], Ranker]]:
-    """Exact baselines, then each lever alone and combined (product hybrid: top 40 each)."""
+    """Exact baselines, then each lever alone and combined ("top 40": what a limit-10 search
+    fused before; convex a=0.4 is hybrid_keyword_weight 1.5)."""
     def cosine(vecs=None):
         return lambda d: lambda _d, qv, _q: top((d.vecs if vecs is None else vecs(d)) @ qv, 100)
 
@@ -228,15 +229,16 @@ def sweep() -> dict[str, Callable[[ChatData], Ranker]]:
                                            top(keyword_scores(d, q, **kw), depth)], weights, k)
         return make
 
-    def cvx(alpha, exact=False, **kw):
+    def cvx(alpha, depth=40, exact=False, **kw):
         return lambda d: lambda _d, qv, q: convex(d.vecs @ qv, keyword_scores(d, q, **kw),
-                                                  alpha, 40, exact)
+                                                  alpha, depth, exact)
 
     ctx = {"context": CONTEXT_TURNS}
     r: dict[str, Callable[[ChatData], Ranker]] = {
         "exact cosine": cosine(), "exact BM25": keyword(), "exact RRF k=60": rrf(),
         "BM25, question words dropped": keyword(drop=True),
-        "BM25, b 0.4, question words dropped": keyword(drop=True, b04=True),
+        "BM25, b 0.4, question words dropped (keyword now, plain memories)": keyword(
+            drop=True, b04=True),
         "hybrid as shipped before (RRF 1:1.5, top 40 each)": rrf((1, 1.5), 40)}
     for wk in (2, 3):
         r[f"RRF 1:{wk}, question words dropped"] = rrf((1, wk), drop=True)
@@ -250,7 +252,8 @@ def sweep() -> dict[str, Callable[[ChatData], Ranker]]:
                                                                         weight=1.0)
     r["BM25 + 0.3 x BM25 of 3 turns each side, words dropped"] = keyword(drop=True, context=3,
                                                                         weight=0.3)
-    r["BM25 + context 3, b 0.4, words dropped"] = keyword(drop=True, b04=True, **ctx)
+    r["BM25 + context 3, b 0.4, words dropped (keyword now, memories with context)"] = keyword(
+        drop=True, b04=True, **ctx)
     for w, a in ((2, 0.5), (3, 0.5)):
         r[f"cosine of turn + {a} x mean of {w} neighbours' vectors"] = cosine(
             lambda d, w=w, a=a: d.smoothed(w, a))
@@ -264,13 +267,15 @@ def sweep() -> dict[str, Callable[[ChatData], Ranker]]:
     r["RRF 1:1.5 top 40, context 3, smoothed vectors (3, 0.5)"] = rrf(
         (1, 1.5), 40, vecs=lambda d: d.smoothed(3, 0.5), **ctx)
     for a in (0.3, 0.4, 0.5):
-        now = " (hybrid now, memories with context)" if a == 0.4 else ""
-        r[f"convex a={a} (lists only), context 3, words dropped{now}"] = cvx(a, drop=True,
-                                                                             **ctx)
-    r["convex a=0.4 (lists only), no context, words dropped (hybrid now, plain memories)"] = \
-        cvx(0.4, drop=True)
+        r[f"convex a={a} (lists only), context 3, words dropped"] = cvx(a, drop=True, **ctx)
     r["convex a=0.4 (both scores of every candidate), context 3, words dropped"] = cvx(
         0.4, exact=True, drop=True, **ctx)
+    r["convex a=0.4, context 3, words dropped, b 0.4"] = cvx(0.4, drop=True, b04=True, **ctx)
+    r["convex a=0.4 top 100, context 3, words dropped"] = cvx(0.4, 100, drop=True, **ctx)
+    r["convex a=0.4 top 100, words dropped, b 0.4 (hybrid now, plain memories)"] = cvx(
+        0.4, 100, drop=True, b04=True)
+    r["convex a=0.4 top 100, context 3, words dropped, b 0.4 (hybrid now, with context)"] = cvx(
+        0.4, 100, drop=True, b04=True, **ctx)
     return r
 
 

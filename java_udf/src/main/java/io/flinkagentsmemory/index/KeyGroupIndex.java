@@ -43,11 +43,14 @@ import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SearcherFactory;
 import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.similarities.BM25Similarity;
+import org.apache.lucene.search.similarities.Similarity;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 
@@ -74,6 +77,11 @@ public final class KeyGroupIndex implements Closeable {
      * REALTALK, turns with their neighbouring turns as context (docs/long_term_memory.md).
      */
     static final float CONTEXT_WEIGHT = 0.5f;
+    /**
+     * BM25 with k1 1.2 and length normalisation b 0.4 (Lucene's default is 0.75): on REALTALK a
+     * long turn is not less about its words, and b 0.4 found more evidence (bench_retrieval).
+     */
+    static final Similarity BM25 = new BM25Similarity(1.2f, 0.4f);
     static final String VECTOR = "vector";
     static final String METADATA = "metadata";
     static final String HASH = "hash";
@@ -142,11 +150,19 @@ public final class KeyGroupIndex implements Closeable {
                 .setRAMBufferSizeMB(ramBufferMb)
                 .setMergePolicy(merges)
                 .setMergeScheduler(mergeScheduler)
-                .setIndexDeletionPolicy(snapshots);
+                .setIndexDeletionPolicy(snapshots)
+                .setSimilarity(BM25);
         this.writer = new IndexWriter(directory, config);
         // A new index needs a first commit, or there is nothing to snapshot.
         writer.commit();
-        this.searchers = new SearcherManager(writer, null);
+        this.searchers = new SearcherManager(writer, new SearcherFactory() {
+            @Override
+            public IndexSearcher newSearcher(IndexReader reader, IndexReader previous) {
+                IndexSearcher searcher = new IndexSearcher(reader);
+                searcher.setSimilarity(BM25);
+                return searcher;
+            }
+        });
         this.dimension = readDimension();
     }
 
@@ -509,7 +525,7 @@ public final class KeyGroupIndex implements Closeable {
      */
     private List<ScoreDoc> fuse(IndexSearcher s, Query vectorFilter, Query filter, String text, float[] vector,
             int limit, double keywordWeight) throws IOException {
-        int candidates = Math.max(limit * 4, 20);
+        int candidates = Math.max(limit * 4, MIN_VECTOR_CANDIDATES);
         Map<Integer, Double> fused = new HashMap<>();
         addScaled(fused, vectorHits(s, vectorFilter, vector, candidates), 1.0 / (1 + keywordWeight), true);
         if (keywordWeight > 0) {
