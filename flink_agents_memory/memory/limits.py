@@ -34,6 +34,9 @@ class MemoryLimits(BaseModel):
     max_memory_bytes: int = Field(
         256 * 1024, ge=1, le=8 * 1024 * 1024, description="A long-term memory's text, UTF-8 "
         "(Jackson in the index refuses strings over 20,000,000 chars).")
+    max_context_bytes: int = Field(
+        256 * 1024, ge=1, le=8 * 1024 * 1024, description="A long-term memory's context (text "
+        "indexed for keyword search beside it), UTF-8.")
     max_metadata_bytes: int = Field(
         64 * 1024, ge=1, le=8 * 1024 * 1024, description="A long-term memory's metadata, "
         "encoded as JSON.")

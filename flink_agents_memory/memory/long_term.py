@@ -33,6 +33,7 @@ from .store import KeyValueStore
 from .validation import (
     DEFAULT_LIMITS,
     check_key,
+    check_memory_context,
     check_memory_id,
     check_memory_text,
     check_metadata,
@@ -83,7 +84,11 @@ class LongTermMemory(MemoryAPI):
         self._warned_no_llm = False
 
     # -- MemoryAPI -------------------------------------------------------------------------
-    def add(self, memory: MemoryItem | str, metadata: dict[str, Any] | None = None) -> str:
+    def add(self, memory: MemoryItem | str, metadata: dict[str, Any] | None = None,
+            context: str | None = None) -> str:
+        """Store ``memory``; ``context`` (e.g. the neighbouring turns of a conversation) is
+        indexed for keyword search beside the text but never returned as it, and an update
+        keeps it (it raised REALTALK recall, docs/long_term_memory.md)."""
         if isinstance(memory, str):
             item = MemoryItem(memory=memory)
         elif isinstance(memory, MemoryItem):
@@ -95,6 +100,7 @@ class LongTermMemory(MemoryAPI):
         text = check_memory_text(item.memory, where, self.limits)
         meta = check_metadata(item.metadata if metadata is None else metadata, where,
                               self.limits)
+        extra = check_memory_context(context, where, self.limits)
         if item.id:
             check_memory_id(item.id, self.limits)
         if item.created_at is not None:
@@ -108,6 +114,8 @@ class LongTermMemory(MemoryAPI):
         doc = {"id": memory_id, "memory": text, "metadata": meta, "hash": content_hash(text),
                "created_at": item.created_at or iso_utc(now), "updated_at": iso_utc(now),
                "expires_at": now + self.config.ttl_ms if self.config.ttl_ms else None}
+        if extra is not None:
+            doc["context"] = extra
         self._write("add", memory_id, doc)
         self._audit.record(memory_id, "ADD", None, text, now, self._actor())
         self._recent.append(_item(doc))
@@ -180,9 +188,8 @@ class LongTermMemory(MemoryAPI):
         options = {"mode": mode, "limit": limit, "min_score": min_score,
                    "filters": filters, "now": self._now_ms(),
                    "keyword_weight": self.config.hybrid_keyword_weight}
-        # Dropping question words helps BM25 alone, not hybrid (docs/long_term_memory.md).
-        text = keyword_query(query) if mode == "keyword" and self.config.drop_question_words \
-            else query
+        # The vector side embeds the whole query; BM25 gets it without question words.
+        text = keyword_query(query) if self.config.drop_question_words else query
         with Timer(self.metrics, f"long_term.search_us.{mode}"):
             hits = json.loads(self._store.search(text, vector, json.dumps(options)))
         self.metrics.inc(f"long_term.searches.{mode}")

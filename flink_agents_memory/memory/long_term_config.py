@@ -33,9 +33,11 @@ class LongTermMemoryConfig(BaseModel):
     default_mode: SearchMode = "hybrid"
     hybrid_keyword_weight: float = Field(
         1.5, ge=0, le=100, allow_inf_nan=False,
-        description="Hybrid search: weight of the BM25 ranking against the vector ranking (1).")
+        description="Hybrid search: weight of the scaled BM25 scores against the scaled vector "
+        "scores (1).")
     drop_question_words: bool = Field(
-        True, description="Keyword search: leave words like what/did/the out of the BM25 query.")
+        True, description="Keyword and hybrid search: leave words like what/did/the out of the "
+        "BM25 query.")
     recent: Retention = Field(Retention(max_items=100), description="get_history's retention.")
     audit: Retention = Field(Retention(max_items=1000), description="history(id)'s retention.")
 

@@ -2,9 +2,9 @@
 
 BM25 scores every query word, and a question's own words ("what", "did", "the") match most turns
 of a conversation. Dropping them from the keyword query (memories keep every word) raised
-evidence recall@10 of BM25 on the REALTALK conversations from 0.439 to 0.473; inside hybrid
-search it did not help (docs/long_term_memory.md), so only keyword mode uses it.
-"""
+evidence recall@10 of BM25 on the REALTALK conversations from 0.439 to 0.473. Inside hybrid
+search it did not help while hybrid fused ranks; with score fusion and memory context it does
+(docs/long_term_memory.md), so keyword and hybrid search both use it."""
 
 from __future__ import annotations
 

@@ -154,16 +154,31 @@ def check_memory_text(text: Any, where: str, limits: MemoryLimits = DEFAULT_LIMI
     if not isinstance(text, str) or not text.strip():
         shown = text if not isinstance(text, str) else text[:40]
         raise MemoryValueError(f"{where}: a memory's text must be a non-empty str, got {shown!r}")
-    if len(text) > limits.max_memory_bytes:  # chars <= bytes: no encoding needed to refuse
-        raise MemoryValueError(
-            f"{where}: text of {len(text)} chars is over max_memory_bytes="
-            f"{limits.max_memory_bytes}")
-    check_str(text, f"{where}: the text")
+    return _check_text(text, f"{where}: text", "max_memory_bytes", limits.max_memory_bytes)
+
+
+def check_memory_context(context: Any, where: str,
+                         limits: MemoryLimits = DEFAULT_LIMITS) -> str | None:
+    """A memory's context: None, or a valid str of at most ``max_context_bytes`` (blank is
+    None: there is nothing to index)."""
+    if context is None:
+        return None
+    if not isinstance(context, str):
+        raise MemoryTypeError(f"{where}: context must be a str or None, got "
+                              f"{type(context).__name__}")
+    if not context.strip():
+        return None
+    return _check_text(context, f"{where}: context", "max_context_bytes",
+                       limits.max_context_bytes)
+
+
+def _check_text(text: str, what: str, limit_name: str, limit: int) -> str:
+    if len(text) > limit:  # chars <= bytes: no encoding needed to refuse
+        raise MemoryValueError(f"{what} of {len(text)} chars is over {limit_name}={limit}")
+    check_str(text, what)
     size = len(text.encode()) if not text.isascii() else len(text)
-    if size > limits.max_memory_bytes:
-        raise MemoryValueError(
-            f"{where}: text of {size} bytes (UTF-8) is over max_memory_bytes="
-            f"{limits.max_memory_bytes}")
+    if size > limit:
+        raise MemoryValueError(f"{what} of {size} bytes (UTF-8) is over {limit_name}={limit}")
     return text
 
 

@@ -25,6 +25,7 @@ from flink_agents_memory.memory.sensory import storable
 from flink_agents_memory.memory.store import DictStore
 from flink_agents_memory.memory.validation import (
     check_key,
+    check_memory_context,
     check_memory_id,
     check_memory_text,
     check_metadata,
@@ -102,6 +103,20 @@ def test_memory_text_limits():
                           ("a\ud800", "lone surrogate")]:
         with pytest.raises(MemoryValueError, match=message):
             check_memory_text(text, "ctx.memory.add", limits)
+
+
+def test_memory_context_limits():
+    limits = MemoryLimits(max_context_bytes=10)
+    assert check_memory_context("0123456789", "add", limits) == "0123456789"
+    assert check_memory_context(None, "add", limits) is None
+    assert check_memory_context(" \n", "add", limits) is None  # nothing to index
+    for context, message in [("x" * 11, "context of 11 chars is over max_context_bytes=10"),
+                             ("é" * 6, "context of 12 bytes .* over max_context_bytes=10"),
+                             ("a\ud800", "context holds a lone surrogate")]:
+        with pytest.raises(MemoryValueError, match=message):
+            check_memory_context(context, "ctx.memory.add", limits)
+    with pytest.raises(MemoryTypeError, match="context must be a str or None, got list"):
+        check_memory_context(["turn"], "ctx.memory.add", limits)
 
 
 def test_metadata_limits():

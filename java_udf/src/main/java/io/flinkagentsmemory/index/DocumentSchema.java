@@ -36,6 +36,8 @@ final class DocumentSchema {
     static final String KEY_ID = "key_id";
     static final String KEY_GROUP = "key_group";
     static final String MEMORY = "memory";
+    /** Text searched by keyword beside the memory, never returned as it (a separate field: its own lengths). */
+    static final String CONTEXT = "context";
     static final String VECTOR = "vector";
     static final String METADATA = "metadata";
     static final String HASH = "hash";
@@ -54,6 +56,9 @@ final class DocumentSchema {
         d.add(new IntPoint(KEY_GROUP, m.keyGroup()));
         d.add(new StoredField(KEY_GROUP, m.keyGroup()));
         d.add(new TextField(MEMORY, m.memory(), Field.Store.YES));
+        if (m.context() != null) {
+            d.add(new TextField(CONTEXT, m.context(), Field.Store.YES));
+        }
         if (m.vector() != null) {
             d.add(new KnnFloatVectorField(VECTOR, m.vector(), VectorSimilarityFunction.DOT_PRODUCT));
         }
@@ -93,7 +98,8 @@ final class DocumentSchema {
                 d.get(HASH),
                 d.get(CREATED_AT),
                 d.get(UPDATED_AT),
-                fromStoredExpiry(d.getField(EXPIRES_AT).numericValue().longValue()));
+                fromStoredExpiry(d.getField(EXPIRES_AT).numericValue().longValue()),
+                d.get(CONTEXT));
     }
 
     /** The vector of the top-level document {@code doc}, or null if it has none. */

@@ -70,7 +70,8 @@ public final class KeyGroupIndex implements Closeable {
         IndexWriterConfig config = folds.configure(new IndexWriterConfig(analyzer))
                 .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
                 .setRAMBufferSizeMB(ramBufferMb)
-                .setIndexDeletionPolicy(pins.deletionPolicy());
+                .setIndexDeletionPolicy(pins.deletionPolicy())
+                .setSimilarity(Ranker.BM25);
         this.writer = new IndexWriter(directory, config);
         // A new index needs a first commit, or there is nothing to snapshot.
         writer.commit();

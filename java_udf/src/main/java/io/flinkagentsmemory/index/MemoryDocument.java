@@ -16,6 +16,8 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
  * @param createdAt ISO-8601 as given by Python
  * @param updatedAt ISO-8601 as given by Python
  * @param expiresAt epoch millis, or {@link #NEVER}
+ * @param context text indexed for keyword search beside the memory but never returned as it
+ *     (e.g. the neighbouring turns of a conversation), or null
  */
 public record MemoryDocument(
         String id,
@@ -27,9 +29,16 @@ public record MemoryDocument(
         String hash,
         String createdAt,
         String updatedAt,
-        long expiresAt) {
+        long expiresAt,
+        String context) {
 
     public static final long NEVER = -1L;
+
+    /** A document without context. */
+    public MemoryDocument(String id, String key, int keyGroup, String memory, float[] vector, String metadataJson,
+            String hash, String createdAt, String updatedAt, long expiresAt) {
+        this(id, key, keyGroup, memory, vector, metadataJson, hash, createdAt, updatedAt, expiresAt, null);
+    }
 
     public MemoryDocument {
         if (id == null || id.isEmpty()) {
@@ -41,22 +50,24 @@ public record MemoryDocument(
         memory = memory == null ? "" : memory;
         metadataJson = metadataJson == null || metadataJson.isBlank() ? "{}" : metadataJson;
         expiresAt = expiresAt < 0 ? NEVER : expiresAt;
+        context = context == null || context.isBlank() ? null : context;
     }
 
     /** Same document under another identity (update keeps the id the caller addressed). */
     public MemoryDocument withIdentity(String newId, String newKey, int newKeyGroup) {
         return new MemoryDocument(
-                newId, newKey, newKeyGroup, memory, vector, metadataJson, hash, createdAt, updatedAt, expiresAt);
+                newId, newKey, newKeyGroup, memory, vector, metadataJson, hash, createdAt, updatedAt, expiresAt,
+                context);
     }
 
     public MemoryDocument withVector(float[] newVector) {
         return new MemoryDocument(
-                id, key, keyGroup, memory, newVector, metadataJson, hash, createdAt, updatedAt, expiresAt);
+                id, key, keyGroup, memory, newVector, metadataJson, hash, createdAt, updatedAt, expiresAt, context);
     }
 
     /**
      * Parses Python's document JSON: {@code {"id", "memory", "metadata", "hash", "created_at",
-     * "updated_at", "expires_at"}}; a missing id gets a random UUID.
+     * "updated_at", "expires_at", "context"}}; a missing id gets a random UUID.
      */
     public static MemoryDocument fromJson(String docJson, String key, int keyGroup, float[] vector) {
         return fromJson(Json.parse(docJson, "memory document"), key, keyGroup, vector);
@@ -85,13 +96,14 @@ public record MemoryDocument(
                 text(node, "hash"),
                 text(node, "created_at"),
                 text(node, "updated_at"),
-                expires.isIntegralNumber() ? expires.asLong() : NEVER);
+                expires.isIntegralNumber() ? expires.asLong() : NEVER,
+                text(node, "context"));
     }
 
     /**
      * The JSON Python receives: id, memory, metadata (object), hash, created_at, updated_at,
-     * expires_at (null for never), and score when {@code score} is not null. Key, key group and
-     * vector are not sent back.
+     * expires_at (null for never), context when there is one (so an update can keep it), and score
+     * when {@code score} is not null. Key, key group and vector are not sent back.
      */
     public ObjectNode toJson(Double score) {
         ObjectNode out = Json.MAPPER.createObjectNode();
@@ -105,6 +117,9 @@ public record MemoryDocument(
             out.putNull("expires_at");
         } else {
             out.put("expires_at", expiresAt);
+        }
+        if (context != null) {
+            out.put("context", context);
         }
         if (score != null) {
             out.put("score", score);

@@ -11,20 +11,40 @@ import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause.Occur;
 import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.similarities.BM25Similarity;
+import org.apache.lucene.search.similarities.Similarity;
 
 /**
  * Ranks the documents that pass a filter. VECTOR: kNN, score (1+dot)/2 (Lucene searches exactly
  * when the filter matches few documents). KEYWORD: BM25 over the analysed query terms, nothing for
- * an empty text. HYBRID: {@link ReciprocalRankFusion} of both rankings.
+ * an empty text; a word in a memory's context counts {@link #CONTEXT_WEIGHT} of the same in its
+ * text. HYBRID: {@link ScoreFusion} of both lists.
  */
 final class Ranker {
 
     /** HNSW beam: top-k searches explore at least this many candidates (recall at small k). */
     static final int MIN_VECTOR_CANDIDATES = 100;
+
+    /** Hybrid search fuses at least this many candidates of each list. */
+    static final int MIN_HYBRID_CANDIDATES = 100;
+
+    /**
+     * BM25 of a query word in a memory's context counts this much of the same in its text: on
+     * REALTALK, turns with their neighbouring turns as context (docs/long_term_memory.md).
+     */
+    static final float CONTEXT_WEIGHT = 0.5f;
+
+    /**
+     * BM25 with k1 1.2 and length normalisation b 0.4 (Lucene's default is 0.75): on REALTALK a
+     * long turn is not less about its words, and b 0.4 found more evidence (bench_retrieval).
+     * Index and searchers must both use it.
+     */
+    static final Similarity BM25 = new BM25Similarity(1.2f, 0.4f);
 
     /** Keeps a long query text under Lucene's clause limit (1024). */
     static final int MAX_QUERY_TERMS = 256;
@@ -40,7 +60,7 @@ final class Ranker {
 
     /**
      * Up to {@code limit} hits of {@code mode}, best first (hybrid: possibly more, fused from both
-     * rankings' candidates). {@code vectorFilter} null searches every live document by vector;
+     * lists' candidates). {@code vectorFilter} null searches every live document by vector;
      * {@code filter} restricts the keyword ranking.
      */
     List<ScoreDoc> rank(IndexSearcher s, SearchOptions.Mode mode, Query vectorFilter, Query filter, String text,
@@ -73,6 +93,7 @@ final class Ranker {
         BooleanQuery.Builder b = new BooleanQuery.Builder();
         for (String t : terms) {
             b.add(new TermQuery(new Term(DocumentSchema.MEMORY, t)), Occur.SHOULD);
+            b.add(new BoostQuery(new TermQuery(new Term(DocumentSchema.CONTEXT, t)), CONTEXT_WEIGHT), Occur.SHOULD);
         }
         b.setMinimumNumberShouldMatch(1);
         b.add(filter, Occur.FILTER);
@@ -81,10 +102,10 @@ final class Ranker {
 
     private List<ScoreDoc> hybridHits(IndexSearcher s, Query vectorFilter, Query filter, String text, float[] vector,
             int limit, double keywordWeight) throws IOException {
-        int candidates = Math.max(limit * 4, 20);
+        int candidates = Math.max(limit * 4, MIN_HYBRID_CANDIDATES);
         List<ScoreDoc> byVector = vectorHits(s, vectorFilter, vector, candidates);
         List<ScoreDoc> byKeyword = keywordWeight > 0 ? keywordHits(s, filter, text, candidates) : List.of();
-        return ReciprocalRankFusion.fuse(byVector, byKeyword, keywordWeight);
+        return ScoreFusion.fuse(byVector, byKeyword, keywordWeight);
     }
 
     /** The distinct analysed terms of {@code text}, in order, at most {@link #MAX_QUERY_TERMS}. */

@@ -3,8 +3,10 @@ package io.flinkagentsmemory.index;
 import java.io.Closeable;
 import java.io.IOException;
 
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.SearcherFactory;
 import org.apache.lucene.search.SearcherManager;
 
 /**
@@ -19,7 +21,14 @@ final class RefreshingSearchers implements Closeable {
     private boolean stale;
 
     RefreshingSearchers(IndexWriter writer) throws IOException {
-        this.searchers = new SearcherManager(writer, null);
+        this.searchers = new SearcherManager(writer, new SearcherFactory() {
+            @Override
+            public IndexSearcher newSearcher(IndexReader reader, IndexReader previous) {
+                IndexSearcher searcher = new IndexSearcher(reader);
+                searcher.setSimilarity(Ranker.BM25);
+                return searcher;
+            }
+        });
     }
 
     /** The writer changed the index: the next {@link #refresh} opens a new reader. */

@@ -15,7 +15,7 @@ public record SearchOptions(Mode mode, int limit, Double minScore, MetadataFilte
         double keywordWeight) {
 
     /**
-     * VECTOR scores (1+dot)/2, KEYWORD BM25, HYBRID the weighted reciprocal-rank-fusion sum divided
+     * VECTOR scores (1+dot)/2, KEYWORD BM25, HYBRID the weighted sum of both lists' scaled scores divided
      * by its maximum (1 = first in both rankings).
      */
     public enum Mode { VECTOR, KEYWORD, HYBRID }

@@ -11,7 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 import org.junit.jupiter.api.AfterEach;
@@ -183,7 +185,7 @@ class KeyGroupIndexTest {
     }
 
     @Test
-    void hybridFusesRanksOfBothLists() throws Exception {
+    void hybridFusesTheScaledScoresOfBothLists() throws Exception {
         float[] q = unitVector(random, DIM);
         float[] near = nudge(q, 0.1f);
         float[] far = negate(q);
@@ -192,30 +194,47 @@ class KeyGroupIndexTest {
         index.add(doc("vectoronly", "alice", KG, "a quiet evening", q));
         List<SearchHit> hits = index.search("alice", "pizza", q,
                 new SearchOptions(SearchOptions.Mode.HYBRID, 10, null, null, 0));
-        // Vector ranks: vectoronly 1, both 2, textonly 3; keyword ranks: both 1, textonly 2.
-        assertEquals(List.of("both", "textonly", "vectoronly"), hitIds(hits));
-        // Scores are the fusion sum over its maximum, 2/61 (first in both lists).
-        assertEquals((1.0 / 62 + 1.0 / 61) * 61 / 2, hits.get(0).score(), 1e-6);
-        assertEquals((1.0 / 63 + 1.0 / 62) * 61 / 2, hits.get(1).score(), 1e-6);
-        assertEquals(0.5, hits.get(2).score(), 1e-6);
+        // Vector scores scale min-max (vectoronly 1, textonly 0), BM25 over its best (both 1).
+        assertEquals(List.of("both", "vectoronly", "textonly"), hitIds(hits));
+        Map<String, Double> expected = fusedFromModes("pizza", q, 1.0);
+        for (SearchHit h : hits) {
+            assertEquals(expected.get(h.document().id()), h.score(), 1e-6, h.document().id());
+        }
+        assertEquals(0.5, hits.get(1).score(), 1e-6);
+        assertTrue(hits.get(0).score() > 0.9 && hits.get(2).score() < 0.5, hits.toString());
         List<SearchHit> cut = index.search("alice", "pizza", q,
-                new SearchOptions(SearchOptions.Mode.HYBRID, 10, 0.6, null, 0));
-        assertEquals(List.of("both", "textonly"), hitIds(cut));
+                new SearchOptions(SearchOptions.Mode.HYBRID, 10, 0.5, null, 0));
+        assertEquals(List.of("both", "vectoronly"), hitIds(cut));
+    }
+
+    /** (vector score min-max scaled + w * BM25 over its best) / (1 + w), from each mode's own hits. */
+    private Map<String, Double> fusedFromModes(String text, float[] q, double w) throws Exception {
+        List<SearchHit> vec = index.search("alice", text, q, new SearchOptions(SearchOptions.Mode.VECTOR, 10, null, null, 0));
+        List<SearchHit> kw = index.search("alice", text, q, new SearchOptions(SearchOptions.Mode.KEYWORD, 10, null, null, 0));
+        Map<String, Double> out = new HashMap<>();
+        double hi = vec.get(0).score(), lo = vec.get(vec.size() - 1).score();
+        for (SearchHit h : vec) {
+            out.merge(h.document().id(), (h.score() - lo) / (hi - lo) / (1 + w), Double::sum);
+        }
+        for (SearchHit h : kw) {
+            out.merge(h.document().id(), w * h.score() / kw.get(0).score() / (1 + w), Double::sum);
+        }
+        return out;
     }
 
     @Test
-    void hybridWeighsTheKeywordRanking() throws Exception {
+    void hybridWeighsTheKeywordScores() throws Exception {
         float[] q = unitVector(random, DIM);
         index.add(doc("vectoronly", "alice", KG, "a quiet evening", q));
         index.add(doc("textonly", "alice", KG, "pizza night", negate(q)));
-        // Vector ranks: vectoronly 1, textonly 2; keyword ranks: textonly 1.
-        SearchOptions even = new SearchOptions(SearchOptions.Mode.HYBRID, 10, null, null, 0, 1.0);
-        assertEquals(List.of("textonly", "vectoronly"), hitIds(index.search("alice", "pizza", q, even)));
+        // Scaled vector scores: vectoronly 1, textonly 0; scaled keyword scores: textonly 1.
         SearchOptions keyword = new SearchOptions(SearchOptions.Mode.HYBRID, 10, null, null, 0, 2.0);
         List<SearchHit> hits = index.search("alice", "pizza", q, keyword);
         assertEquals(List.of("textonly", "vectoronly"), hitIds(hits));
-        assertEquals((1.0 / 62 + 2.0 / 61) * 61 / 3, hits.get(0).score(), 1e-6);
+        assertEquals(2.0 / 3, hits.get(0).score(), 1e-6);
         assertEquals(1.0 / 3, hits.get(1).score(), 1e-6);
+        SearchOptions vector = new SearchOptions(SearchOptions.Mode.HYBRID, 10, null, null, 0, 0.5);
+        assertEquals(List.of("vectoronly", "textonly"), hitIds(index.search("alice", "pizza", q, vector)));
         SearchOptions vectorOnly = new SearchOptions(SearchOptions.Mode.HYBRID, 10, null, null, 0, 0.0);
         assertEquals(List.of("vectoronly", "textonly"), hitIds(index.search("alice", "pizza", q, vectorOnly)));
         assertThrows(IllegalArgumentException.class,

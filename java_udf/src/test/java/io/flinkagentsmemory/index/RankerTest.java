@@ -97,13 +97,13 @@ class RankerTest {
     }
 
     @Test
-    void hybridFusesBothRankingsAndAZeroWeightDropsTheKeywordOne() throws Exception {
+    void hybridFusesBothListsAndAZeroWeightDropsTheKeywordOne() throws Exception {
         write(doc("near", "alice", KG, "a quiet evening", X), doc("far", "alice", KG, "pizza night", Y));
         IndexSearcher s = index.searcher();
         Query alice = KeyFilters.live(s, "alice", 0, MetadataFilter.none());
-        // Vector: near 1, far 2; keyword: far 1.
+        // Scaled vector scores: near 1, far 0; scaled keyword scores: far 1. Weight 1.5: far 0.6, near 0.4.
         assertEquals(List.of("far", "near"),
-                ids(s, ranker.rank(s, SearchOptions.Mode.HYBRID, null, alice, "pizza", X, 10, 1.0)));
+                ids(s, ranker.rank(s, SearchOptions.Mode.HYBRID, null, alice, "pizza", X, 10, 1.5)));
         assertEquals(List.of("near", "far"),
                 ids(s, ranker.rank(s, SearchOptions.Mode.HYBRID, null, alice, "pizza", X, 10, 0.0)));
         assertEquals(List.of("far"), ids(s, ranker.rank(s, SearchOptions.Mode.KEYWORD, null, alice, "pizza", null, 10, 1.0)));
