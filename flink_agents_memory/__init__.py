@@ -34,6 +34,7 @@ from .memory.history import History
 from .memory.items import MemoryAPI, MemoryItem
 from .memory.limits import MemoryLimits
 from .memory.long_term_config import LongTermMemoryConfig
+from .memory.maintenance_config import Consolidation, Forgetting, MaintenanceConfig
 from .memory.memory_object import MemoryObject
 from .memory.ref import MemoryRef
 from .memory.retention import Retention
@@ -80,9 +81,11 @@ __all__ = [
     "AgentDefinitionError",
     "AgentsExecutionEnvironment",
     "ConfigurationError",
+    "Consolidation",
     "Embedder",
     "Event",
     "FlinkAgentsMemoryError",
+    "Forgetting",
     "HashingEmbedder",
     "History",
     "InputEvent",
@@ -90,6 +93,7 @@ __all__ = [
     "KnowledgeItem",
     "LocalAgentRunner",
     "LongTermMemoryConfig",
+    "MaintenanceConfig",
     "MemoryAPI",
     "MemoryEvent",
     "MemoryItem",
