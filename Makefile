@@ -115,7 +115,7 @@ bench-quick: bench-deps
 ci-bench: bench-deps
 	$(PY) -m benchmarks.run --quick --report-dir var/bench-quick
 
-bench-deps: $(PY) bench-peers
+bench-deps: $(PY) bench-peers bench-retrieval-data
 	$(PY) -m pip install -q -e '.[bench]'
 
 bench-peers: $(FA_STAMP) $(MEM0_STAMP)

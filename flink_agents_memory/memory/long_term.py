@@ -232,9 +232,11 @@ class LongTermMemory(MemoryAPI):
         count = self._store.count(self._now_ms())
         if count == 0:
             return []
-        stored = json.loads(self._store.getAll("{}", count, self._now_ms()))
-        docs = (self._pending.get(d["id"], d) for d in stored)
-        return [d for d in docs if d is not None]
+        return self.as_of_run(json.loads(self._store.getAll("{}", count, self._now_ms())))
+
+    def as_of_run(self, docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``docs`` (read from the index) with this run's updates and deletes applied."""
+        return [d for d in (self._pending.get(d["id"], d) for d in docs) if d is not None]
 
     def document(self, memory_id: str) -> dict[str, Any] | None:
         """The stored document of a memory as this run sees it (None: none or deleted)."""

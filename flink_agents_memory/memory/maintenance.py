@@ -66,7 +66,7 @@ def run_pass(memory: LongTermMemory, config: MaintenanceConfig, meta: KeyValueSt
         merges = consolidate(memory, config.consolidation, docs, batch, frozenset())
         merged = sum(len(m.others) for m in merges)
         if merges:
-            docs = memory.live_docs()
+            docs = memory.as_of_run(docs)
     meta.put(LAST_PASS, str(next_since))
     if config.forgetting is not None:
         forgotten = _forget(memory, config.forgetting, docs, now_ms)
