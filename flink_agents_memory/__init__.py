@@ -34,7 +34,7 @@ from .memory.history import History
 from .memory.items import MemoryAPI, MemoryItem
 from .memory.limits import MemoryLimits
 from .memory.long_term_config import LongTermMemoryConfig
-from .memory.maintenance_config import Consolidation, Forgetting, MaintenanceConfig
+from .memory.maintenance_config import Consolidation, Forgetting, MaintenanceConfig, Synthesis
 from .memory.memory_object import MemoryObject
 from .memory.ref import MemoryRef
 from .memory.retention import Retention
@@ -113,6 +113,7 @@ __all__ = [
     "RunawayRunError",
     "RunnerContext",
     "StateTtl",
+    "Synthesis",
     "UnhandledEventError",
     "action",
     "register_type",

@@ -12,21 +12,18 @@ the group stays as it was.
 from __future__ import annotations
 
 import json
-import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MemoryValueError
-from ..models.llm import LLMError
-from .add_pipeline import strip_fences
 from .maintenance_config import Consolidation
+from .maintenance_llm import ask_json, skip
 
 if TYPE_CHECKING:
     from .long_term import LongTermMemory
 
-log = logging.getLogger(__name__)
-
 ACTOR = "maintenance:consolidation"
+UNMERGED = "consolidation: group left unmerged"
 #: Ids a survivor keeps in ``merged_from`` (its audit trail holds every merge).
 MERGED_FROM_KEPT = 20
 MERGE_PROMPT = (
@@ -90,36 +87,19 @@ def _keep_newest(group: list[dict[str, Any]]) -> Merge:
 
 
 def _ask_llm(memory: LongTermMemory, group: list[dict[str, Any]]) -> Merge | None:
-    assert memory.llm is not None
     shown = {str(i): doc for i, doc in enumerate(group)}
     prompt = json.dumps({"memories": [{"id": i, "text": d["memory"]} for i, d in shown.items()]},
                         ensure_ascii=False)
-    memory.metrics.inc("maintenance.llm_calls")
-    try:
-        answer = memory.llm.complete(
-            [{"role": "system", "content": MERGE_PROMPT}, {"role": "user", "content": prompt}],
-            response_format={"type": "json_object"})
-    except LLMError as e:
-        return _skip(memory, f"the LLM call failed: {e}")
-    try:
-        data = json.loads(strip_fences(answer))
-    except (json.JSONDecodeError, TypeError):
-        return _skip(memory, f"the LLM answered no JSON: {answer:.200}")
-    if not isinstance(data, dict):
-        return _skip(memory, f"the LLM answered no JSON object: {answer:.200}")
+    data = ask_json(memory, MERGE_PROMPT, prompt, UNMERGED)
+    if data is None:
+        return None
     keep, text = shown.get(str(data.get("keep"))), data.get("memory")
     if keep is None:
-        return _skip(memory, f"the LLM named id {data.get('keep')!r}, not one of {list(shown)}")
+        return skip(memory, UNMERGED,
+                    f"the LLM named id {data.get('keep')!r}, not one of {list(shown)}")
     if not isinstance(text, str) or not text.strip():
-        return _skip(memory, f"the LLM gave no merged text: {answer:.200}")
+        return skip(memory, UNMERGED, f"the LLM gave no merged text: {data!r:.200}")
     return Merge(keep=keep, others=[d for d in group if d is not keep], text=text.strip())
-
-
-def _skip(memory: LongTermMemory, why: str) -> None:
-    """Log why a group stays unmerged (an LLM answer is never trusted blindly)."""
-    memory.metrics.inc("maintenance.llm_skipped")
-    log.warning("consolidation: group left unmerged, %s", why)
-    return None
 
 
 def _apply(memory: LongTermMemory, merge: Merge) -> bool:
@@ -132,7 +112,7 @@ def _apply(memory: LongTermMemory, merge: Merge) -> bool:
     try:
         memory.rewrite(keep, merge.text, {**metadata, "merged_from": merged_from}, ACTOR)
     except MemoryValueError as e:
-        _skip(memory, f"the merged memory was refused: {e}")
+        skip(memory, UNMERGED, f"the merged memory was refused: {e}")
         return False
     for other in merge.others:
         memory.remove(other, ACTOR, {"merged_into": keep["id"]})

@@ -242,6 +242,21 @@ class LongTermMemory(MemoryAPI):
         """The stored document of a memory as this run sees it (None: none or deleted)."""
         return self._doc(memory_id)
 
+    def add_as(self, memory_id: str, text: str, metadata: dict[str, Any], actor: str) -> None:
+        """Add under ``memory_id`` on behalf of maintenance (a synthesised memory), audited
+        as ``actor``."""
+        where = f"maintenance of {memory_id!r}"
+        text = check_memory_text(text, where, self.limits)
+        meta = check_metadata(metadata, where, self.limits)
+        check_memory_id(memory_id, self.limits)
+        now = self._now_ms()
+        doc = {"id": memory_id, "memory": text, "metadata": meta, "hash": content_hash(text),
+               "created_at": iso_utc(now), "updated_at": iso_utc(now),
+               "expires_at": now + self.config.ttl_ms if self.config.ttl_ms else None}
+        self._write("add", memory_id, doc, by_user=False)
+        self._audit.record(memory_id, "ADD", None, text, now, actor)
+        self._recent.append(_item(doc))
+
     def remove(self, doc: dict[str, Any], actor: str, note: dict[str, Any]) -> None:
         """Delete on behalf of maintenance: audited as ``actor``, ``note`` as the new value
         (why), outside the per-run write limit meant for actions."""

@@ -1,4 +1,4 @@
-"""One maintenance pass over a key's long-term memory: consolidation, then forgetting.
+"""One maintenance pass over a key's long-term memory: consolidation, synthesis, forgetting.
 
 It only buffers writes through :class:`LongTermMemory` (deletes and merges with their audit
 entries), so the runtime commits a pass like any run: checkpointed with the rest of the key's
@@ -16,6 +16,7 @@ from .consolidation import consolidate
 from .forgetting import Scored, importance_of, over_budget, retention_score
 from .maintenance_config import Forgetting, MaintenanceConfig
 from .store import KeyValueStore
+from .synthesis import synthesize
 
 if TYPE_CHECKING:
     from .long_term import LongTermMemory
@@ -31,6 +32,7 @@ class PassReport:
 
     memories_before: int
     merged: int
+    synthesized: bool
     forgotten: int
     work_left: bool
 
@@ -51,8 +53,11 @@ def run_pass(memory: LongTermMemory, config: MaintenanceConfig, meta: KeyValueSt
     docs = memory.live_docs()
     before = len(docs)
     merged = forgotten = 0
-    work_left = False
+    synthesized = work_left = False
     next_since = now_ms
+    # the synthesised memory is derived from the others: never merged, forgotten or counted
+    protected = frozenset() if config.synthesis is None else \
+        frozenset({config.synthesis.memory_id})
     if config.consolidation is not None:
         since = int(meta.get(LAST_PASS) or 0)
         new = sorted((d for d in docs if epoch_ms(d.get("updated_at")) >= since),
@@ -63,14 +68,17 @@ def run_pass(memory: LongTermMemory, config: MaintenanceConfig, meta: KeyValueSt
             work_left = True
             # the rest is compared next pass; at least 1 ms on, so a pass always progresses
             next_since = max(epoch_ms(batch[-1].get("updated_at")), since + 1)
-        merges = consolidate(memory, config.consolidation, docs, batch, frozenset())
+        merges = consolidate(memory, config.consolidation, docs, batch, protected)
         merged = sum(len(m.others) for m in merges)
         if merges:
             docs = memory.as_of_run(docs)
     meta.put(LAST_PASS, str(next_since))
+    if config.synthesis is not None:
+        synthesized = synthesize(memory, config.synthesis, docs)
     if config.forgetting is not None:
-        forgotten = _forget(memory, config.forgetting, docs, now_ms)
-    return PassReport(before, merged, forgotten, work_left)
+        forgotten = _forget(memory, config.forgetting,
+                            [d for d in docs if d["id"] not in protected], now_ms)
+    return PassReport(before, merged, synthesized, forgotten, work_left)
 
 
 def _forget(memory: LongTermMemory, config: Forgetting, docs: list[dict[str, Any]],

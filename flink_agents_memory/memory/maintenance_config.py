@@ -1,15 +1,15 @@
 """MaintenanceConfig: what an agent declares about the upkeep of its long-term memory.
 
 Maintenance runs per key on a Flink timer (see docs/maintenance.md): consolidation of
-near-duplicates, then forgetting over a budget.
+near-duplicates, synthesis of a higher-level memory, then forgetting over a budget.
 Numpy-free like LongTermMemoryConfig, so declaring an agent stays light.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Forgetting(BaseModel):
@@ -48,6 +48,20 @@ class Consolidation(BaseModel):
     use_llm: bool = Field(True, description="Merge with the LLM when one is configured.")
 
 
+class Synthesis(BaseModel):
+    """A higher-level memory per key (a profile, say) that the LLM writes from the key's newest
+    memories and rewrites on later passes; it is kept under ``memory_id``, never merged or
+    forgotten, and does not count against the forgetting budget."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    memory_id: str = Field("profile", min_length=1, description="Id of the synthesised memory.")
+    instruction: str = Field(
+        "Write a short profile of the user: who they are, what they like, what they do.",
+        min_length=1, description="What the LLM is asked to write from the memories.")
+    max_memories: int = Field(50, ge=1, description="Newest memories shown to the LLM.")
+
+
 class MaintenanceConfig(BaseModel):
     """Per-key maintenance of long-term memory on Flink timers; each configured task runs.
 
@@ -63,9 +77,11 @@ class MaintenanceConfig(BaseModel):
         "allowed: scores compare memory timestamps, written in that clock, with the timer).")
     forgetting: Forgetting | None = None
     consolidation: Consolidation | None = None
+    synthesis: Synthesis | None = Field(None, description="Needs LongTermMemoryConfig.llm.")
 
-    def tasks(self) -> list[str]:
-        """Names of the configured tasks, in the order a pass runs them."""
-        order: list[tuple[str, Any]] = [("consolidation", self.consolidation),
-                                        ("forgetting", self.forgetting)]
-        return [name for name, task in order if task is not None]
+    @model_validator(mode="after")
+    def _some_task(self) -> MaintenanceConfig:
+        if self.consolidation is None and self.synthesis is None and self.forgetting is None:
+            raise ValueError("MaintenanceConfig runs no task: set consolidation, synthesis "
+                             "and/or forgetting")
+        return self

@@ -29,6 +29,10 @@ def check_maintenance(agent: Agent, config: AgentConfig) -> MaintenanceConfig | 
             f"AgentConfig.retention_time={config.retention_time!r}: retention scores compare "
             "memory timestamps, written in retention_time's clock, with the timer's time; "
             "set both to the same clock (or leave maintenance.time unset)")
+    if maintenance.synthesis is not None and agent.long_term_memory.llm is None:
+        raise ConfigurationError(
+            "long_term_memory.maintenance.synthesis needs an LLM to write the synthesised "
+            "memory: set LongTermMemoryConfig.llm (or drop synthesis)")
     return maintenance
 
 

@@ -215,6 +215,7 @@ class MemoryRuntime:
         self.metrics.inc("maintenance.passes")
         self.metrics.inc("maintenance.merged", report.merged)
         self.metrics.inc("maintenance.forgotten", report.forgotten)
+        self.metrics.inc("maintenance.synthesized", int(report.synthesized))
         return report
 
     def retry_maintenance(self) -> int:

@@ -22,6 +22,7 @@ from flink_agents_memory import (
     MaintenanceConfig,
     OpenAICompatibleLLM,
     OutputEvent,
+    Synthesis,
     action,
 )
 from flink_agents_memory.errors import ConfigurationError
@@ -268,3 +269,62 @@ def test_a_maintenance_clock_other_than_the_agents_is_refused(lucene):
                                          forgetting=Forgetting(budget=1)))
     with pytest.raises(ConfigurationError, match="retention_time='processing'"):
         LuceneRunner(agent, lucene, AgentConfig())
+
+
+def test_synthesis_writes_a_profile_and_rewrites_it_on_later_passes(lucene):
+    clock = Clock()
+    with ScriptedLLMServer() as server:
+        llm = OpenAICompatibleLLM(server.url, "m", retries=0)
+        runner = make_runner(lucene, MaintenanceConfig(
+            interval_ms=HOUR, synthesis=Synthesis(max_memories=2),
+            forgetting=Forgetting(budget=2)), clock, llm=llm)
+        for text in ["Eve lives in Oslo", "Eve likes skiing", "Eve is a nurse"]:
+            clock.now += 1
+            do(runner, "k", lambda c, t=text: c.memory.add(t))
+        server.replies.append(json.dumps({"memory": "Eve: a nurse who likes skiing"}))
+        assert runner.fire_timers(T0 + HOUR + 1) == ["k"]
+        first = json.loads(server.requests[-1]["messages"][1]["content"])
+        clock.now = T0 + 2 * HOUR
+        do(runner, "k", lambda c: c.memory.add("Eve moved to Bergen"))
+        server.replies.append("```json\n" + json.dumps(
+            {"memory": "Eve: a nurse in Bergen who likes skiing"}) + "\n```")
+        runner.fire_timers(T0 + 3 * HOUR)
+        second = json.loads(server.requests[-1]["messages"][1]["content"])
+    assert first == {"current": None, "memories": ["Eve is a nurse", "Eve likes skiing"]}
+    assert second == {"current": "Eve: a nurse who likes skiing",
+                      "memories": ["Eve moved to Bergen", "Eve is a nurse"]}
+    profile = do(runner, "k", lambda c: c.memory.get("profile"))
+    assert profile.memory == "Eve: a nurse in Bergen who likes skiing"
+    assert [(e.event, e.actor) for e in do(runner, "k", lambda c: c.memory.history("profile"))] \
+        == [("ADD", "maintenance:synthesis"), ("UPDATE", "maintenance:synthesis")]
+    kept = texts(runner, "k")
+    assert len(kept) == 3, "the budget of 2 does not count the profile"
+    assert "Eve: a nurse in Bergen who likes skiing" in kept
+
+
+@pytest.mark.parametrize("reply", ["junk", json.dumps({"memory": ""}),
+                                   json.dumps({"text": "wrong field"}), 503])
+def test_a_bad_synthesis_answer_leaves_the_profile_as_it_was(lucene, caplog, reply):
+    clock = Clock()
+    with ScriptedLLMServer() as server:
+        llm = OpenAICompatibleLLM(server.url, "m", retries=0)
+        runner = make_runner(lucene, MaintenanceConfig(interval_ms=HOUR, synthesis=Synthesis()),
+                             clock, llm=llm)
+        do(runner, "k", lambda c: c.memory.add("Finn plays bass"))
+        server.replies.append(json.dumps({"memory": "Finn: a bassist"}))
+        runner.fire_timers(T0 + HOUR)
+        clock.now = T0 + 2 * HOUR
+        do(runner, "k", lambda c: c.memory.add("Finn plays drums too"))
+        server.replies.append(reply)
+        with caplog.at_level(logging.WARNING, logger="flink_agents_memory"):
+            runner.fire_timers(T0 + 3 * HOUR)
+    assert do(runner, "k", lambda c: c.memory.get("profile")).memory == "Finn: a bassist"
+    assert any("synthesis: memory left unchanged" in r.getMessage() for r in caplog.records)
+
+
+def test_synthesis_without_an_llm_and_a_config_without_tasks_are_refused(lucene):
+    with pytest.raises(ConfigurationError, match="needs an LLM"):
+        LuceneRunner(agent_with(MaintenanceConfig(interval_ms=HOUR, synthesis=Synthesis())),
+                     lucene)
+    with pytest.raises(ValueError, match="runs no task"):
+        MaintenanceConfig(interval_ms=HOUR)
