@@ -34,7 +34,13 @@ from .memory.history import History
 from .memory.items import MemoryAPI, MemoryItem
 from .memory.limits import MemoryLimits
 from .memory.long_term_config import LongTermMemoryConfig
-from .memory.maintenance_config import Consolidation, Forgetting, MaintenanceConfig, Synthesis
+from .memory.maintenance_config import (
+    Compression,
+    Consolidation,
+    Forgetting,
+    MaintenanceConfig,
+    Synthesis,
+)
 from .memory.memory_object import MemoryObject
 from .memory.ref import MemoryRef
 from .memory.retention import Retention
@@ -80,6 +86,7 @@ __all__ = [
     "AgentConfig",
     "AgentDefinitionError",
     "AgentsExecutionEnvironment",
+    "Compression",
     "ConfigurationError",
     "Consolidation",
     "Embedder",

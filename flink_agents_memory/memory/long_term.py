@@ -242,12 +242,15 @@ class LongTermMemory(MemoryAPI):
         """The stored document of a memory as this run sees it (None: none or deleted)."""
         return self._doc(memory_id)
 
-    def add_as(self, memory_id: str, text: str, metadata: dict[str, Any], actor: str) -> None:
-        """Add under ``memory_id`` on behalf of maintenance (a synthesised memory), audited
-        as ``actor``."""
+    def add_as(self, memory_id: str | None, text: str, metadata: dict[str, Any],
+               actor: str) -> None:
+        """Add on behalf of maintenance (a synthesised or compressed memory), audited as
+        ``actor``; ``memory_id`` None: a generated id."""
         where = f"maintenance of {memory_id!r}"
         text = check_memory_text(text, where, self.limits)
         meta = check_metadata(metadata, where, self.limits)
+        if memory_id is None:
+            memory_id = self._new_id()
         check_memory_id(memory_id, self.limits)
         now = self._now_ms()
         doc = {"id": memory_id, "memory": text, "metadata": meta, "hash": content_hash(text),

@@ -1,4 +1,5 @@
-"""One maintenance pass over a key's long-term memory: consolidation, synthesis, forgetting.
+"""One maintenance pass over a key's long-term memory: compression, consolidation, synthesis,
+forgetting.
 
 It only buffers writes through :class:`LongTermMemory` (deletes and merges with their audit
 entries), so the runtime commits a pass like any run: checkpointed with the rest of the key's
@@ -12,8 +13,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .access import NEVER
+from .compression import compress
 from .consolidation import consolidate
 from .forgetting import Scored, importance_of, over_budget, retention_score
+from .history import History
 from .maintenance_config import Forgetting, MaintenanceConfig
 from .store import KeyValueStore
 from .synthesis import synthesize
@@ -31,6 +34,7 @@ class PassReport:
     """What one pass did, for metrics and benchmarks."""
 
     memories_before: int
+    compressed: int
     merged: int
     synthesized: bool
     forgotten: int
@@ -48,12 +52,19 @@ def epoch_ms(timestamp: str | None) -> int:
 
 
 def run_pass(memory: LongTermMemory, config: MaintenanceConfig, meta: KeyValueStore,
-             now_ms: int) -> PassReport:
+             now_ms: int, histories: dict[str, History]) -> PassReport:
     """Run the configured tasks for the current key at ``now_ms``."""
+    compressed = 0
+    work_left = False
+    if config.compression is not None:
+        history = histories[config.compression.history]
+        compressed = compress(memory, config.compression, history, now_ms)
+        # what is left grows old without new appends: keep a timer until it is compressed
+        work_left = len(history) > 0
     docs = memory.live_docs()
     before = len(docs)
     merged = forgotten = 0
-    synthesized = work_left = False
+    synthesized = False
     next_since = now_ms
     # the synthesised memory is derived from the others: never merged, forgotten or counted
     protected = frozenset() if config.synthesis is None else \
@@ -78,7 +89,7 @@ def run_pass(memory: LongTermMemory, config: MaintenanceConfig, meta: KeyValueSt
     if config.forgetting is not None:
         forgotten = _forget(memory, config.forgetting,
                             [d for d in docs if d["id"] not in protected], now_ms)
-    return PassReport(before, merged, synthesized, forgotten, work_left)
+    return PassReport(before, compressed, merged, synthesized, forgotten, work_left)
 
 
 def _forget(memory: LongTermMemory, config: Forgetting, docs: list[dict[str, Any]],

@@ -1,7 +1,8 @@
 """MaintenanceConfig: what an agent declares about the upkeep of its long-term memory.
 
-Maintenance runs per key on a Flink timer (see docs/maintenance.md): consolidation of
-near-duplicates, synthesis of a higher-level memory, then forgetting over a budget.
+Maintenance runs per key on a Flink timer (see docs/maintenance.md): compression of old
+history items, consolidation of near-duplicates, synthesis of a higher-level memory, then
+forgetting over a budget.
 Numpy-free like LongTermMemoryConfig, so declaring an agent stays light.
 """
 
@@ -48,6 +49,19 @@ class Consolidation(BaseModel):
     use_llm: bool = Field(True, description="Merge with the LLM when one is configured.")
 
 
+class Compression(BaseModel):
+    """Items of the declared history ``history`` appended at least ``older_than_ms`` ago are
+    summarised into one long-term memory (by the LLM when there is one, else extractively)
+    and removed from the history."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    history: str = Field(..., min_length=1, description="A declared history of the agent.")
+    older_than_ms: int = Field(..., ge=1, description="Age at which an item is compressed.")
+    max_chars: int = Field(1000, ge=50, le=100_000, description="Longest summary kept.")
+    use_llm: bool = Field(True, description="Summarise with the LLM when one is configured.")
+
+
 class Synthesis(BaseModel):
     """A higher-level memory per key (a profile, say) that the LLM writes from the key's newest
     memories and rewrites on later passes; it is kept under ``memory_id``, never merged or
@@ -77,11 +91,13 @@ class MaintenanceConfig(BaseModel):
         "allowed: scores compare memory timestamps, written in that clock, with the timer).")
     forgetting: Forgetting | None = None
     consolidation: Consolidation | None = None
+    compression: Compression | None = None
     synthesis: Synthesis | None = Field(None, description="Needs LongTermMemoryConfig.llm.")
 
     @model_validator(mode="after")
     def _some_task(self) -> MaintenanceConfig:
-        if self.consolidation is None and self.synthesis is None and self.forgetting is None:
-            raise ValueError("MaintenanceConfig runs no task: set consolidation, synthesis "
-                             "and/or forgetting")
+        if all(task is None for task in (self.compression, self.consolidation,
+                                         self.synthesis, self.forgetting)):
+            raise ValueError("MaintenanceConfig runs no task: set compression, consolidation, "
+                             "synthesis and/or forgetting")
         return self

@@ -1,7 +1,8 @@
 """When a key's maintenance pass is due: one pending timer per key, recorded in its meta map.
 
-A long-term write schedules a pass ``interval_ms`` later unless one is pending; a pass clears
-it, and schedules the next only if it left work (consolidation's per-pass cap). So keys that do
+A long-term write (or an append to the history compression watches) schedules a pass
+``interval_ms`` later unless one is pending; a pass clears it, and schedules the next only if
+it left work (consolidation's per-pass cap, history items not old enough yet). So keys that do
 not write hold no timer. The meta entry is committed with the run that registers the timer, and
 Flink checkpoints its timers with the keyed state: after a restore both agree.
 """
@@ -29,6 +30,11 @@ def check_maintenance(agent: Agent, config: AgentConfig) -> MaintenanceConfig | 
             f"AgentConfig.retention_time={config.retention_time!r}: retention scores compare "
             "memory timestamps, written in retention_time's clock, with the timer's time; "
             "set both to the same clock (or leave maintenance.time unset)")
+    compression = maintenance.compression
+    if compression is not None and compression.history not in agent.histories:
+        raise ConfigurationError(
+            f"long_term_memory.maintenance.compression.history={compression.history!r} is not "
+            f"a declared history of {type(agent).__name__} (declared: {sorted(agent.histories)})")
     if maintenance.synthesis is not None and agent.long_term_memory.llm is None:
         raise ConfigurationError(
             "long_term_memory.maintenance.synthesis needs an LLM to write the synthesised "

@@ -136,6 +136,10 @@ class MemoryRuntime:
         self._timers = None if self.maintenance is None else \
             MaintenanceTimers(self.maintenance, self.meta)
         self._maintaining = False
+        #: The history maintenance compresses: its appends schedule a pass too.
+        self._compressed = None if self.maintenance is None or \
+            self.maintenance.compression is None else \
+            self.histories[self.maintenance.compression.history]
         #: The maintenance timer the last committed run asks for (see take_timer).
         self._next_timer: int | None = None
         self.long_term = None if store is None else LongTermMemory(
@@ -190,7 +194,9 @@ class MemoryRuntime:
             return plan
         plan.histories = self._prepare_evictions()
         plan.index = self._prepare_long_term()
-        if plan.index is not None and self._timers is not None and not self._maintaining:
+        if self._timers is not None and not self._maintaining and (
+                plan.index is not None
+                or (self._compressed is not None and self._compressed.has_appends)):
             self._next_timer = self._timers.after_write(self._now_ms())
         plan.builtin_histories = self._prepare_builtin_histories()
         return plan
@@ -209,10 +215,11 @@ class MemoryRuntime:
         self._maintaining = True
         self._timers.fired()
         now = self._now_ms()
-        report = run_pass(self.long_term, self.maintenance, self.meta, now)
+        report = run_pass(self.long_term, self.maintenance, self.meta, now, self.histories)
         if report.work_left:
             self._next_timer = self._timers.schedule(now)
         self.metrics.inc("maintenance.passes")
+        self.metrics.inc("maintenance.compressed", report.compressed)
         self.metrics.inc("maintenance.merged", report.merged)
         self.metrics.inc("maintenance.forgotten", report.forgotten)
         self.metrics.inc("maintenance.synthesized", int(report.synthesized))

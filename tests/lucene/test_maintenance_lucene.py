@@ -14,6 +14,7 @@ from lucene_store import LuceneRunner
 from flink_agents_memory import (
     Agent,
     AgentConfig,
+    Compression,
     Consolidation,
     Forgetting,
     HashingEmbedder,
@@ -22,10 +23,12 @@ from flink_agents_memory import (
     MaintenanceConfig,
     OpenAICompatibleLLM,
     OutputEvent,
+    Retention,
     Synthesis,
     action,
 )
 from flink_agents_memory.errors import ConfigurationError
+from flink_agents_memory.memory.compression import extractive
 from flink_agents_memory.runtime.maintenance_timers import TIMER
 
 T0 = 1_700_000_000_000
@@ -328,3 +331,81 @@ def test_synthesis_without_an_llm_and_a_config_without_tasks_are_refused(lucene)
                      lucene)
     with pytest.raises(ValueError, match="runs no task"):
         MaintenanceConfig(interval_ms=HOUR)
+
+
+class Chatty(Call):
+    histories = {"chat": Retention(max_items=100)}
+
+
+def chatty_runner(lucene, clock, llm=None) -> LuceneRunner:
+    agent = Chatty()
+    agent.long_term_memory = LongTermMemoryConfig(
+        embedder=HashingEmbedder(256), llm=llm, maintenance=MaintenanceConfig(
+            interval_ms=HOUR, compression=Compression(history="chat",
+                                                      older_than_ms=HOUR - 100)))
+    return LuceneRunner(agent, lucene, clock=clock)
+
+
+def chat(runner, clock, at_ms: int, message) -> None:
+    clock.now = at_ms
+    do(runner, "k", lambda c: c.named_history("chat").append(message))
+
+
+def test_old_history_items_are_compressed_into_one_memory_extractively(lucene):
+    clock = Clock()
+    runner = chatty_runner(lucene, clock)
+    chat(runner, clock, T0, {"role": "user", "content": "I adopted a cat named Miso"})
+    assert runner.timers == {"k": T0 + HOUR}, "a history append schedules a pass"
+    chat(runner, clock, T0 + 10, "ok")
+    chat(runner, clock, T0 + 20, {"role": "user", "content": "Miso the cat likes tuna"})
+    chat(runner, clock, T0 + HOUR // 2, "what should I cook tonight?")
+    assert runner.fire_timers(T0 + HOUR) == ["k"]
+    assert do(runner, "k", lambda c: c.named_history("chat").all()) == [
+        "what should I cook tonight?"]
+    [summary] = do(runner, "k", lambda c: c.memory.get_all())
+    assert summary.memory == "user: I adopted a cat named Miso\nok\nuser: Miso the cat likes tuna"
+    assert summary.metadata == {"source": "compression", "history": "chat", "items": 3}
+    assert [(e.event, e.actor) for e in do(runner, "k", lambda c: c.memory.history(summary.id))] \
+        == [("ADD", "maintenance:compression")]
+    assert runner.timers == {"k": T0 + 2 * HOUR}, "an item is left: the next pass is due"
+    runner.fire_timers(T0 + 2 * HOUR)
+    assert do(runner, "k", lambda c: c.named_history("chat").all()) == []
+    assert len(do(runner, "k", lambda c: c.memory.get_all())) == 2
+    assert runner.timers == {}
+
+
+def test_the_llm_compresses_and_a_bad_answer_leaves_the_history_as_it_was(lucene, caplog):
+    clock = Clock()
+    with ScriptedLLMServer() as server:
+        runner = chatty_runner(lucene, clock, OpenAICompatibleLLM(server.url, "m", retries=0))
+        chat(runner, clock, T0, "I moved to Porto")
+        chat(runner, clock, T0 + 1, "I work at a bakery")
+        server.replies.append("no json here")
+        with caplog.at_level(logging.WARNING, logger="flink_agents_memory"):
+            runner.fire_timers(T0 + HOUR + 1)
+        assert do(runner, "k", lambda c: c.named_history("chat").all()) == [
+            "I moved to Porto", "I work at a bakery"]
+        assert do(runner, "k", lambda c: c.memory.get_all()) == []
+        assert any("items left in the history" in r.getMessage() for r in caplog.records)
+        server.replies.append(json.dumps({"memory": "Lives in Porto, works at a bakery"}))
+        runner.fire_timers(T0 + 3 * HOUR)
+        asked = json.loads(server.requests[-1]["messages"][1]["content"])
+    assert asked == {"items": ["I moved to Porto", "I work at a bakery"]}
+    assert do(runner, "k", lambda c: c.named_history("chat").all()) == []
+    assert [m.memory for m in do(runner, "k", lambda c: c.memory.get_all())] == [
+        "Lives in Porto, works at a bakery"]
+
+
+def test_compressing_an_undeclared_history_is_refused(lucene):
+    agent = agent_with(MaintenanceConfig(
+        interval_ms=HOUR, compression=Compression(history="nope", older_than_ms=1)))
+    with pytest.raises(ConfigurationError, match="'nope' is not a declared history"):
+        LuceneRunner(agent, lucene)
+
+
+def test_extractive_summary_keeps_the_most_shared_items_in_order_within_max_chars():
+    texts = ["the cat eats tuna", "lol", "the cat sleeps", "tuna for the cat", "zzz qqq"]
+    assert extractive(texts, 52) == "the cat eats tuna\nthe cat sleeps\ntuna for the cat"
+    assert extractive(texts, 500) == "\n".join(texts), "all fit: nothing is left out"
+    assert extractive(texts, 18) == "the cat sleeps", "the best; 'lol' does not fill the gap"
+    assert extractive(["x" * 80], 50) == "x" * 50
