@@ -21,6 +21,7 @@ from flink_agents_memory import (
     InputEvent,
     LongTermMemoryConfig,
     MaintenanceConfig,
+    MemoryItem,
     OutputEvent,
     action,
 )
@@ -125,3 +126,30 @@ def oracle(lines: list[str], index_dir: Path) -> dict[int, dict]:
     finally:
         lucene.close()
     return digests
+
+
+class ForgetfulAgent(Agent):
+    """Processing-time maintenance: a budget of 2 over ``fact-<n>`` memories; ``report`` tells
+    what is left and the last audit event of each. Once the last fact is committed, the file
+    ``written`` appears (the source waits for it, so the report comes after the timers)."""
+
+    def __init__(self, facts: int, written: str) -> None:
+        self.facts = facts
+        self.written = written
+        self.long_term_memory = LongTermMemoryConfig(
+            embedder=HashingEmbedder(64),
+            maintenance=MaintenanceConfig(interval_ms=50, forgetting=Forgetting(budget=2)))
+
+    @action(InputEvent)
+    def act(self, event, ctx):
+        _, what = event.input.split("|")
+        if what != "report":
+            ctx.memory.add(MemoryItem(id=f"fact-{what}", memory=f"fact {what}"))
+            if int(what) == self.facts - 1:  # committed before the next element (or timer)
+                Path(self.written).touch()
+            return
+        trails = {i: ctx.memory.history(f"fact-{i}") for i in range(self.facts)}
+        ctx.send_event(OutputEvent(output=json.dumps({
+            "left": sorted(m.id for m in ctx.memory.get_all()),
+            "last_events": {i: [t[-1].event, t[-1].actor] for i, t in trails.items()},
+        })))

@@ -9,7 +9,7 @@ import time
 
 import jobs
 import pytest
-from maintenance_agent import PERIOD, MaintainedAgent, inputs, oracle
+from maintenance_agent import PERIOD, ForgetfulAgent, MaintainedAgent, inputs, oracle
 from pyflink.common import Duration, Types, WatermarkStrategy
 from pyflink.common.watermark_strategy import TimestampAssigner
 from pyflink.datastream.connectors.number_seq import NumberSequenceSource
@@ -62,3 +62,30 @@ def test_a_crash_mid_maintenance_restores_to_the_failure_free_result(tmp_path, b
         seen.add(digest["seq"])
     assert seen == set(expected)
 
+
+
+def test_processing_time_passes_forget_over_the_budget_between_elements(tmp_path):
+    facts, written = 6, tmp_path / "written"
+    lines = [f"p|{i}" for i in range(facts)] + ["p|report"]
+
+    def source(env):
+        def label(i: int) -> str:
+            if lines[i].endswith("report"):
+                # the last fact is in; while the source waits the agent's task is idle, and
+                # its 50 ms processing-time timer fires
+                deadline = time.monotonic() + 120
+                while not written.exists() and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                time.sleep(2)
+            return lines[i]
+
+        return (env.from_source(NumberSequenceSource(0, len(lines) - 1),
+                                WatermarkStrategy.no_watermarks(), "lines").set_parallelism(1)
+                .map(label, output_type=Types.STRING()).set_parallelism(1))
+
+    [raw] = jobs.run_agent(ForgetfulAgent(facts, str(written)), source,
+                           env=jobs.make_env(parallelism=1))
+    report = json.loads(raw)
+    assert report["left"] == ["fact-4", "fact-5"], "the newest two: recency decides"
+    for i in range(facts - 2):
+        assert report["last_events"][str(i)] == ["DELETE", "maintenance:forgetting"], i
