@@ -14,7 +14,8 @@ from pyflink.common import Duration, Types, WatermarkStrategy
 from pyflink.common.watermark_strategy import TimestampAssigner
 from pyflink.datastream.connectors.number_seq import NumberSequenceSource
 
-from flink_agents_memory import AgentConfig
+from flink_agents_memory import AgentConfig, AgentsExecutionEnvironment
+from flink_agents_memory.errors import ConfigurationError
 
 PAUSE_S = 0.4  # after a tick: many watermark intervals, so the passes run before what follows
 
@@ -89,3 +90,15 @@ def test_processing_time_passes_forget_over_the_budget_between_elements(tmp_path
     assert report["left"] == ["fact-4", "fact-5"], "the newest two: recency decides"
     for i in range(facts - 2):
         assert report["last_events"][str(i)] == ["DELETE", "maintenance:forgetting"], i
+
+
+def test_a_maintenance_clock_other_than_the_agents_is_refused_when_the_job_is_built():
+    env = jobs.make_env(parallelism=1)
+    agents = AgentsExecutionEnvironment.get_execution_environment(env)
+    agent = MaintainedAgent()
+    agent.long_term_memory = agent.long_term_memory.model_copy(update={
+        "maintenance": agent.long_term_memory.maintenance.model_copy(update={"time": "event"})})
+    builder = agents.from_datastream(jobs.sequence_source(env, 10, 2), jobs.key_of)
+    with pytest.raises(ConfigurationError, match="retention_time='processing'"):
+        builder.apply(agent, AgentConfig())
+    builder.apply(agent, AgentConfig(retention_time="event"))  # the same clock: accepted
