@@ -222,7 +222,9 @@ def markdown(r: dict[str, Any]) -> str:
         f"Chats (keys): {', '.join(r['chats'])}; {off['memories_before']:,} memories, "
         f"{off['questions']} questions, hybrid search top {K}. Consolidation keeps the newest "
         "of each near-duplicate group; a merged evidence turn counts as found through its "
-        "survivor. Pass times through py4j (an upper bound of the in-job cost).", "",
+        "survivor. The pass is each key's first, so every memory is new to it and is compared "
+        "with its neighbours; later passes compare only what was written since. Pass times "
+        "through py4j (an upper bound of the in-job cost).", "",
         "| maintenance | memories after | shrink | recall@10 | drop | pass ms/key (median) "
         "| us/memory |", "|---|---|---|---|---|---|---|",
         f"| off | {off['memories_after']:,} | - | {off['recall@10']:.3f} | - | - | - |"]
