@@ -41,9 +41,7 @@ from flink_agents_memory.memory.long_term import LongTermMemoryConfig
 from flink_agents_memory.memory.query import QUESTION_WORDS
 
 from .common import ROOT
-from .realtalk import CACHE, Chat, cached_vectors, load
-
-CHATS = CACHE / "chats.json"
+from .realtalk import Chat, cached_vectors, load, missing_data
 
 KS = (5, 10, 20)
 _WORD = re.compile(r"[a-z0-9']+")
@@ -427,9 +425,8 @@ QUICK_CHAT = "Chat_4_Emi_Paola"
 
 def run(quick: bool = False, only: list[str] | None = None, job: bool = True) -> dict[str, Any]:
     """Offline sweep and job over the chats (``quick``: one chat); a skip without the data."""
-    if not CHATS.is_file():
-        return {"skipped": f"{CHATS.relative_to(ROOT)} is missing: run `make "
-                           "bench-retrieval-data` (REALTALK is downloaded, never committed)"}
+    if why := missing_data():
+        return {"skipped": why}
     only = [QUICK_CHAT] if quick else only
     chats = [c for c in load() if not only or c.name in only]
     result: dict[str, Any] = {"chats": [c.name for c in chats], "offline": offline(chats)}

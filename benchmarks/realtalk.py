@@ -92,7 +92,18 @@ def derive(source: Path, out: Path = CACHE / "chats.json") -> Path:
     return out
 
 
-def load(path: Path = CACHE / "chats.json") -> list[Chat]:
+CHATS = CACHE / "chats.json"
+
+
+def missing_data() -> str | None:
+    """Why the REALTALK benchmarks cannot run here (the data is downloaded, never committed)."""
+    if CHATS.is_file():
+        return None
+    return (f"{CHATS.relative_to(ROOT)} is missing: run `make bench-retrieval-data` "
+            "(REALTALK is downloaded, never committed)")
+
+
+def load(path: Path = CHATS) -> list[Chat]:
     if not path.is_file():
         raise SystemExit(f"{path} is missing: run `make bench-retrieval-data` first")
     return [Chat(c["name"], tuple(Turn(**t) for t in c["turns"]),

@@ -34,6 +34,13 @@ from .memory.history import History
 from .memory.items import MemoryAPI, MemoryItem
 from .memory.limits import MemoryLimits
 from .memory.long_term_config import LongTermMemoryConfig
+from .memory.maintenance_config import (
+    Compression,
+    Consolidation,
+    Forgetting,
+    MaintenanceConfig,
+    Synthesis,
+)
 from .memory.memory_object import MemoryObject
 from .memory.ref import MemoryRef
 from .memory.retention import Retention
@@ -79,10 +86,13 @@ __all__ = [
     "AgentConfig",
     "AgentDefinitionError",
     "AgentsExecutionEnvironment",
+    "Compression",
     "ConfigurationError",
+    "Consolidation",
     "Embedder",
     "Event",
     "FlinkAgentsMemoryError",
+    "Forgetting",
     "HashingEmbedder",
     "History",
     "InputEvent",
@@ -90,6 +100,7 @@ __all__ = [
     "KnowledgeItem",
     "LocalAgentRunner",
     "LongTermMemoryConfig",
+    "MaintenanceConfig",
     "MemoryAPI",
     "MemoryEvent",
     "MemoryItem",
@@ -109,6 +120,7 @@ __all__ = [
     "RunawayRunError",
     "RunnerContext",
     "StateTtl",
+    "Synthesis",
     "UnhandledEventError",
     "action",
     "register_type",

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
+import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -17,6 +19,8 @@ class ScriptedLLMServer:
         self.replies: deque[str | int] = deque()
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        #: Seconds each chat completion waits before answering (to make clients time out).
+        self.delay_s = 0.0
         self._embed = embed
         server = self
 
@@ -32,6 +36,7 @@ class ScriptedLLMServer:
                     data = [{"index": i, "embedding": list(map(float, v))}
                             for i, v in enumerate(server._embed(body["input"]))]
                     return self._send(200, {"data": data})
+                time.sleep(server.delay_s)
                 reply = server.replies.popleft() if server.replies else '{"facts": []}'
                 if isinstance(reply, int):
                     return self._send(reply, {"error": "scripted failure"})
@@ -43,7 +48,9 @@ class ScriptedLLMServer:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(raw)))
                 self.end_headers()
-                self.wfile.write(raw)
+                # the client may have timed out (delay_s) and gone away
+                with contextlib.suppress(BrokenPipeError):
+                    self.wfile.write(raw)
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)

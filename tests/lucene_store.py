@@ -45,6 +45,6 @@ class LuceneRunner(LocalAgentRunner):
         self.lucene = lucene
         super().__init__(agent, config, store=lucene.store, clock=clock)
 
-    def run(self, key: Any, value: Any) -> list[Any]:
+    def _use_key(self, key: Any) -> None:
         self.lucene.set_key(str(key))
-        return super().run(key, value)
+        super()._use_key(key)

@@ -47,10 +47,15 @@ def _normalise(messages: list[dict[str, str]] | str) -> list[dict[str, str]]:
     return out
 
 
+def strip_fences(text: str) -> str:
+    """An LLM answer without the Markdown code fences models like to wrap JSON in."""
+    return _FENCE.sub("", text.strip())
+
+
 def parse_json_answer(text: str, field: str) -> list[Any] | None:
     """The list under ``field`` in an LLM answer (code fences allowed), or None if malformed."""
     try:
-        data = json.loads(_FENCE.sub("", text.strip()))
+        data = json.loads(strip_fences(text))
     except (json.JSONDecodeError, TypeError):
         return None
     value = data.get(field) if isinstance(data, dict) else None

@@ -100,6 +100,8 @@ class History:
         self._physical: list[str] | None = None
         self._appended: list[Entry] = []
         self._cleared = False
+        #: Items were taken out (take_appended_until): the commit rewrites the list.
+        self._rewrite = False
 
     # -- user API --------------------------------------------------------------------------
     def append(self, item: Any) -> None:
@@ -125,6 +127,24 @@ class History:
 
     def __len__(self) -> int:
         return len(self._logical())
+
+    @property
+    def has_appends(self) -> bool:
+        """Whether this run appended to the history."""
+        return bool(self._appended)
+
+    def appended_until(self, cutoff_ms: int) -> list[Any]:
+        """The retained items appended at or before ``cutoff_ms``, oldest first."""
+        return [serialization.loads(e.payload) for e in self._logical() if e.at_ms <= cutoff_ms]
+
+    def take_appended_until(self, cutoff_ms: int) -> None:
+        """Remove (at commit) the retained items appended at or before ``cutoff_ms``
+        (maintenance's compression, once it has summarised them)."""
+        kept = [e for e in self._logical() if e.at_ms > cutoff_ms]
+        self._physical = [e.encode() for e in kept]
+        self._appended = []
+        self._rewrite = True
+        self._touched.add(self)
 
     # -- runtime ---------------------------------------------------------------------------
     def _entry(self, item: Any, at_ms: int | None = None) -> Entry:
@@ -174,7 +194,7 @@ class History:
         """Compute this run's writes (calling the overflow policy if a rewrite is due) without
         writing anything; returns the function that writes them, or None if nothing changed.
         An error here (e.g. a failing reducer) leaves the stored history untouched."""
-        if not self._appended and not self._cleared:
+        if not self._appended and not self._cleared and not self._rewrite:
             return None
         n, size, tokens, oldest = self._read_meta()
         appended = self._appended
@@ -184,7 +204,7 @@ class History:
         size += sum(e.size for e in appended)
         tokens += sum(e.tokens for e in appended)
         now = self._now_ms()
-        if not over_slack(self.retention, n, size, tokens, oldest, now):
+        if not self._rewrite and not over_slack(self.retention, n, size, tokens, oldest, now):
             raws = [e.encode() for e in appended]
             meta = f"{n},{size},{tokens},{oldest}"
             cleared = self._cleared
@@ -272,4 +292,5 @@ class History:
             self._physical = None
             self._appended = []
             self._cleared = False
+            self._rewrite = False
 

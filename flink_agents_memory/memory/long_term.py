@@ -22,6 +22,7 @@ from ..errors import MemoryNotFoundError, MemoryValueError
 from ..jvm import LongTermMemoryStore
 from ..metrics import MetricsRecorder, Timer
 from ..models.llm import LLM
+from .access import AccessLog
 from .audit import AuditTrail, MemoryEvent, iso_utc
 from .filters import check_filters, check_limit, check_min_score, check_query
 from .history import History
@@ -64,8 +65,11 @@ class LongTermMemory(MemoryAPI):
                  key: Callable[[], Any], actor: Callable[[], str | None],
                  metrics: MetricsRecorder | None = None,
                  touched: set[Any] | None = None,
-                 limits: MemoryLimits = DEFAULT_LIMITS) -> None:
+                 limits: MemoryLimits = DEFAULT_LIMITS,
+                 access: AccessLog | None = None) -> None:
         self._store = store
+        #: Search hits per memory (kept when maintenance forgets), see memory/access.py.
+        self.access = access
         self.limits = limits
         #: The runtime's set of what this run touched (commit and reset skip the rest).
         self._touched: set[Any] = touched if touched is not None else set()
@@ -193,7 +197,10 @@ class LongTermMemory(MemoryAPI):
         with Timer(self.metrics, f"long_term.search_us.{mode}"):
             hits = json.loads(self._store.search(text, vector, json.dumps(options)))
         self.metrics.inc(f"long_term.searches.{mode}")
-        return [_item(h) for h in hits if self._pending.get(h["id"], h) is not None]
+        items = [_item(h) for h in hits if self._pending.get(h["id"], h) is not None]
+        if self.access is not None and items:
+            self.access.hit([m.id for m in items], self._now_ms())
+        return items
 
     def add_messages(self, messages: list[dict[str, str]] | str, infer: bool = True,
                      metadata: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -226,6 +233,59 @@ class LongTermMemory(MemoryAPI):
         options = {"mode": "vector", "limit": limit, "filters": {}, "now": self._now_ms()}
         hits = json.loads(self._store.search("", vector.tobytes(), json.dumps(options)))
         return [h for h in hits if self._pending.get(h["id"], h) is not None]
+
+    def live_docs(self) -> list[dict[str, Any]]:
+        """Every unexpired memory document of this key, newest first, with this run's writes."""
+        count = self._store.count(self._now_ms())
+        if count == 0:
+            return []
+        return self.as_of_run(json.loads(self._store.getAll("{}", count, self._now_ms())))
+
+    def as_of_run(self, docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``docs`` (read from the index) with this run's updates and deletes applied."""
+        return [d for d in (self._pending.get(d["id"], d) for d in docs) if d is not None]
+
+    def document(self, memory_id: str) -> dict[str, Any] | None:
+        """The stored document of a memory as this run sees it (None: none or deleted)."""
+        return self._doc(memory_id)
+
+    def add_as(self, memory_id: str | None, text: str, metadata: dict[str, Any],
+               actor: str) -> None:
+        """Add on behalf of maintenance (a synthesised or compressed memory), audited as
+        ``actor``; ``memory_id`` None: a generated id."""
+        where = f"maintenance of {memory_id!r}"
+        text = check_memory_text(text, where, self.limits)
+        meta = check_metadata(metadata, where, self.limits)
+        if memory_id is None:
+            memory_id = self._new_id()
+        check_memory_id(memory_id, self.limits)
+        now = self._now_ms()
+        doc = {"id": memory_id, "memory": text, "metadata": meta, "hash": content_hash(text),
+               "created_at": iso_utc(now), "updated_at": iso_utc(now),
+               "expires_at": now + self.config.ttl_ms if self.config.ttl_ms else None}
+        self._write("add", memory_id, doc, by_user=False)
+        self._audit.record(memory_id, "ADD", None, text, now, actor)
+        self._recent.append(_item(doc))
+
+    def remove(self, doc: dict[str, Any], actor: str, note: dict[str, Any]) -> None:
+        """Delete on behalf of maintenance: audited as ``actor``, ``note`` as the new value
+        (why), outside the per-run write limit meant for actions."""
+        self._write("delete", doc["id"], None, by_user=False)
+        self._audit.record(doc["id"], "DELETE", doc["memory"], note, self._now_ms(), actor)
+
+    def rewrite(self, doc: dict[str, Any], text: str, metadata: dict[str, Any],
+                actor: str) -> None:
+        """Update on behalf of maintenance (a merge), audited as ``actor``."""
+        where = f"maintenance of {doc['id']!r}"
+        text = check_memory_text(text, where, self.limits)
+        meta = check_metadata(metadata, where, self.limits)
+        now = self._now_ms()
+        # expires_at stays: a merge is no new information, so it does not extend a TTL
+        new = {**doc, "memory": text, "metadata": meta, "hash": content_hash(text),
+               "updated_at": iso_utc(now)}
+        new.pop("score", None)
+        self._write("update", doc["id"], new, by_user=False)
+        self._audit.record(doc["id"], "UPDATE", doc["memory"], text, now, actor)
 
     def find_by_hash(self, text: str) -> str | None:
         h = content_hash(text)

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigurationError
 from .items import SearchMode
+from .maintenance_config import MaintenanceConfig
 from .retention import Retention
 
 if TYPE_CHECKING:
@@ -40,6 +41,8 @@ class LongTermMemoryConfig(BaseModel):
         "BM25 query.")
     recent: Retention = Field(Retention(max_items=100), description="get_history's retention.")
     audit: Retention = Field(Retention(max_items=1000), description="history(id)'s retention.")
+    maintenance: MaintenanceConfig | None = Field(
+        None, description="Per-key consolidation and forgetting on Flink timers; None: off.")
 
     def resolved_embedder(self) -> Embedder:
         if self.embedder is not None:

@@ -14,6 +14,7 @@ from ..environment import AgentBuilder, AgentsExecutionEnvironment, register_exe
 from ..errors import ConfigurationError
 from .config import AgentConfig
 from .function import DEAD_LETTER_TAG, AgentProcessFunction
+from .maintenance_timers import check_maintenance
 from .pyflink_internals import apply_memory_operator, process_mode_operators
 from .python_env import configure_environment
 
@@ -71,6 +72,7 @@ class FlinkAgentBuilder(AgentBuilder):
         self._agent = agent
         if config is not None:
             self._config = config
+        check_maintenance(agent, self._config)
         return self
 
     def to_datastream(self, output_type: TypeInformation | None = None) -> DataStream:

@@ -83,6 +83,29 @@ class RunExecutor:
             metrics.maybe_flush()
         return outputs
 
+    def maintain(self, key: Callable[[], Any], now_ms: int) -> int | None:
+        """One maintenance pass for ``key()`` at ``now_ms``, committed like a run; returns the
+        next timer to register (None: none). A pass that fails is rolled back, logged, counted
+        and retried a maintenance interval later, whatever the error policy: there is no input
+        to skip or dead-letter, and failing the job would only replay the same pass."""
+        ctx = self._ctx
+        runtime = ctx.runtime
+        try:
+            ctx.begin_maintenance(key, now_ms)
+            runtime.maintain()
+            plan = runtime.prepare_commit()
+        except Exception as e:
+            ctx.rollback()
+            self._metrics.inc("maintenance.failures")
+            log.warning("maintenance of key %r failed, retried later: %s", ctx.key, e)
+            return runtime.retry_maintenance()
+        try:
+            runtime.write(plan)
+        except BaseException:
+            ctx.rollback()
+            raise
+        return runtime.take_timer()
+
     def _failed(self, value: Any, error: Exception) -> list[Any]:
         self._metrics.inc("agent.failed_runs")
         if self._policy == "fail":

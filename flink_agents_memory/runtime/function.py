@@ -106,7 +106,9 @@ class AgentProcessFunction(KeyedProcessFunction):
         wired = wire_agent(self._agent, config, FlinkStates(runtime_context, config, list_tail),
                            store, metrics)
         self._executor = wired.executor
+        self._runtime = wired.ctx.runtime
         self._event_time = config.retention_time == "event"
+        self._maintained = self._runtime.maintenance is not None
         bridge.on_checkpoint_call(wired.ctx.runtime.on_checkpoint)
         if config.metrics:
             bridge.on_checkpoint_call(metrics.flush)
@@ -128,6 +130,22 @@ class AgentProcessFunction(KeyedProcessFunction):
         # Flink's processing time is the wall clock; reading it here saves a call into Java.
         now = self._event_timestamp(ctx) if self._event_time else time.time_ns() // 1_000_000
         outputs = self._executor.execute(value, ctx.get_current_key, now)
+        if self._maintained:
+            self._register(ctx, self._runtime.take_timer())
         if outputs and type(outputs[0]) is DeadLetter:
             return [(DEAD_LETTER_TAG, dead_letter_json(outputs[0]))]
         return outputs
+
+    def on_timer(self, timestamp: int, ctx: KeyedProcessFunction.OnTimerContext) -> Iterable[Any]:
+        """A key's maintenance pass is due: run it at the timer's time (so a replay after a
+        restore computes the same scores) and register the next timer if it asks for one."""
+        self._register(ctx, self._executor.maintain(ctx.get_current_key, int(timestamp)))
+        return []
+
+    def _register(self, ctx: Any, at: int | None) -> None:
+        if at is None:
+            return
+        if self._event_time:
+            ctx.timer_service().register_event_time_timer(at)
+        else:
+            ctx.timer_service().register_processing_time_timer(at)

@@ -85,9 +85,34 @@ class LocalAgentRunner:
         wired = wire_agent(agent, self.config, self.states, store, self.metrics)
         self.ctx = wired.ctx
         self._executor = wired.executor
+        #: Pending maintenance timer per key (Flink's timer service in a job).
+        self.timers: dict[Any, int] = {}
+
+    def _use_key(self, key: Any) -> None:
+        """Scope the states to ``key`` (as Flink does before each element and timer)."""
+        self.states.set_key(key)
 
     def run(self, key: Any, value: Any) -> list[Any]:
         """One run for ``key``: its outputs (a DeadLetter under on_error="dead_letter");
         its writes are committed, or discarded if it fails."""
-        self.states.set_key(key)
-        return self._executor.execute(value, lambda: key, self._clock())
+        self._use_key(key)
+        outputs = self._executor.execute(value, lambda: key, self._clock())
+        at = self.ctx.runtime.take_timer()
+        if at is not None:
+            self.timers[key] = at
+        return outputs
+
+    def fire_timers(self, until_ms: int) -> list[Any]:
+        """Run the maintenance passes due at ``until_ms`` (like a watermark or the clock
+        reaching it), earliest first, each at its timer's time; returns the keys maintained."""
+        maintained = []
+        while due := [(at, i) for i, at in enumerate(self.timers.values()) if at <= until_ms]:
+            at, i = min(due)
+            key = list(self.timers)[i]
+            del self.timers[key]
+            self._use_key(key)
+            after = self._executor.maintain(lambda k=key: k, at)
+            if after is not None:
+                self.timers[key] = after
+            maintained.append(key)
+        return maintained

@@ -10,7 +10,10 @@ nothing; a failure there leaves every kind of memory as it was:
    by now hold every event of phases 1 and 2.
 
 Then :meth:`MemoryRuntime.write` applies the :class:`CommitPlan`: the index, the declared
-histories, the built-in histories, the meta map, short-term memory.
+histories, the built-in histories, the meta map, the search-hit counts, short-term memory.
+
+A maintenance pass (:meth:`MemoryRuntime.maintain`, on a timer) is a run without input whose
+writes take the same path.
 """
 
 from __future__ import annotations
@@ -23,16 +26,19 @@ from typing import Any
 from ..agent import Agent
 from ..errors import MemoryValueError
 from ..jvm import LongTermMemoryStore
+from ..memory.access import AccessLog
 from ..memory.audit import AuditTrail
 from ..memory.history import History, ListBackend
 from ..memory.list_retention import ListRetention
 from ..memory.long_term import LongTermMemory
+from ..memory.maintenance import PassReport, run_pass
 from ..memory.retention import Retention
 from ..memory.sensory import SensoryMemory
 from ..memory.short_term import ShortTermMemory, StoredMemoryObject
 from ..memory.store import KeyValueStore, RunBuffer
 from ..metrics import MetricsRecorder
 from .config import AgentConfig
+from .maintenance_timers import MaintenanceTimers, check_maintenance
 from .run_scope import RunScope
 
 AUDIT = "__audit__"
@@ -123,9 +129,22 @@ class MemoryRuntime:
         self.stm_root = StoredMemoryObject(
             ShortTermMemory(self.stm_buffer, config.max_value_bytes, listener, lists,
                             config.limits))
+        self.maintenance = check_maintenance(agent, config) if store is not None else None
+        #: Search hits per memory, kept only when maintenance forgets by score.
+        self.access = AccessLog(RunBuffer(states.map_state("flink_agents_memory.access"))) \
+            if self.maintenance is not None and self.maintenance.forgetting is not None else None
+        self._timers = None if self.maintenance is None else \
+            MaintenanceTimers(self.maintenance, self.meta)
+        self._maintaining = False
+        #: The history maintenance compresses: its appends schedule a pass too.
+        self._compressed = None if self.maintenance is None or \
+            self.maintenance.compression is None else \
+            self.histories[self.maintenance.compression.history]
+        #: The maintenance timer the last committed run asks for (see take_timer).
+        self._next_timer: int | None = None
         self.long_term = None if store is None else LongTermMemory(
             store, ltm, recent, self.audit, self.meta, now_ms, key, actor, self.metrics,
-            self._touched, config.limits)
+            self._touched, config.limits, self.access)
 
     def history(self, name: str) -> History:
         history = self.histories.get(name)
@@ -175,8 +194,44 @@ class MemoryRuntime:
             return plan
         plan.histories = self._prepare_evictions()
         plan.index = self._prepare_long_term()
+        if self._timers is not None and not self._maintaining and (
+                plan.index is not None
+                or (self._compressed is not None and self._compressed.has_appends)):
+            self._next_timer = self._timers.after_write(self._now_ms())
         plan.builtin_histories = self._prepare_builtin_histories()
         return plan
+
+    def take_timer(self) -> int | None:
+        """The maintenance timer (its time) the host must register for the run just committed,
+        once; None: none needed."""
+        at, self._next_timer = self._next_timer, None
+        return at
+
+    def maintain(self) -> PassReport:
+        """One maintenance pass for the current key (buffered; commit it like a run). When it
+        leaves work, :meth:`take_timer` returns the next timer."""
+        assert self.maintenance is not None and self.long_term is not None
+        assert self._timers is not None
+        self._maintaining = True
+        self._timers.fired()
+        now = self._now_ms()
+        report = run_pass(self.long_term, self.maintenance, self.meta, now, self.histories)
+        if report.work_left:
+            self._next_timer = self._timers.schedule(now)
+        self.metrics.inc("maintenance.passes")
+        self.metrics.inc("maintenance.compressed", report.compressed)
+        self.metrics.inc("maintenance.merged", report.merged)
+        self.metrics.inc("maintenance.forgotten", report.forgotten)
+        self.metrics.inc("maintenance.synthesized", int(report.synthesized))
+        return report
+
+    def retry_maintenance(self) -> int:
+        """A pass failed and was rolled back: record and return a timer to retry it (written
+        at once, outside any run)."""
+        assert self._timers is not None
+        at = self._timers.schedule(self._now_ms())
+        self.meta.flush()
+        return at
 
     def _prepare_evictions(self) -> list[Writer]:
         """Phase 1: declared histories (their evictions may add long-term memories)."""
@@ -194,8 +249,10 @@ class MemoryRuntime:
         """Apply a prepared plan, then the meta and short-term maps (``timed``: this run's
         flush is a histogram sample)."""
         plan.apply()
-        if self.meta.pending_writes:
-            self.meta.flush()
+        # flushed even without writes: that also drops the run's cached reads of this key
+        self.meta.flush()
+        if self.access is not None:
+            self.access.buffer.flush()
         stm = self.stm_buffer
         if timed and stm.pending_writes:
             start = time.perf_counter()
@@ -214,10 +271,14 @@ class MemoryRuntime:
     def rollback(self) -> None:
         """Drop the run's writes."""
         self.meta.discard()
+        if self.access is not None:
+            self.access.buffer.discard()
         self.stm_buffer.discard()
+        self._next_timer = None
         self._reset()
 
     def _reset(self) -> None:
+        self._maintaining = False
         if self._touched:
             for part in self._touched:
                 part.discard()

@@ -36,6 +36,12 @@ class RunContext(RunnerContext):
         if sensory.enabled:
             sensory.record(InputEvent(input=value))
 
+    def begin_maintenance(self, key: Callable[[], Any], now_ms: int) -> None:
+        """Start a maintenance pass (a run without input) for ``key()`` at ``now_ms``."""
+        self._scope.begin(key, now_ms)
+        self._scope.action = "maintenance"
+        self._sent = []
+
     @property
     def current_action(self) -> str | None:
         """The action running now (set by the agent loop)."""

@@ -1,0 +1,155 @@
+"""An agent whose long-term memory is maintained on event-time timers, and its oracle.
+
+The input comes in windows: each key writes (near-duplicate facts, so consolidation merges)
+and searches (accesses, so forgetting keeps what is used); then a ``tick`` element moves the
+watermark past every pending timer, and the source pauses so the passes run before the next
+window. Every element reports a digest of its key's memory, so a run that failed and restored
+must report exactly what the failure-free oracle (LuceneRunner, no Flink) reports.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from flink_agents_memory import (
+    Agent,
+    Consolidation,
+    Forgetting,
+    HashingEmbedder,
+    InputEvent,
+    LongTermMemoryConfig,
+    MaintenanceConfig,
+    MemoryItem,
+    OutputEvent,
+    action,
+)
+
+PERIOD = 10_000
+INTERVAL = 3_000
+FACTS = ["likes green tea", "plays chess on sundays", "has a dog named rex", "Likes GREEN tea!",
+         "lives in lyon", "works night shifts", "Plays chess on Sundays.", "reads sci-fi",
+         "has a dog named Rex", "collects stamps", "LIVES IN LYON"]
+
+
+def inputs(keys: int, windows: int, per_window: int) -> list[str]:
+    """``key|seq|ts`` lines: windows of writes, a tick after each, a final report per key."""
+    lines, seq = [], 0
+    for w in range(windows):
+        for j in range(per_window):
+            lines.append(f"k{seq % keys}|{seq}|{w * PERIOD + j * 50}")
+            seq += 1
+        lines.append(f"tick|{seq}|{w * PERIOD + 8_000}")
+        seq += 1
+    for k in range(keys):
+        lines.append(f"k{k}|{seq}|{windows * PERIOD + k}")
+        seq += 1
+    return lines
+
+
+class InjectedCrash(BaseException):
+    """Kills the task mid-pass: maintenance logs and retries ``Exception``s, not this."""
+
+
+class CrashingEmbedder(HashingEmbedder):
+    """Raises once, inside a maintenance pass after ``from_ts``, once a checkpoint exists."""
+
+    def __init__(self, marker: str | None, checkpoint_dir: str | None, from_ts: int) -> None:
+        super().__init__(256)
+        self.marker, self.checkpoint_dir, self.from_ts = marker, checkpoint_dir, from_ts
+
+    def embed(self, texts):
+        if self.marker and not Path(self.marker).exists() and _in_pass_after(self.from_ts) \
+                and any(Path(self.checkpoint_dir).glob("*/chk-*/_metadata")):
+            Path(self.marker).write_text("crashed")
+            raise InjectedCrash("injected crash in a maintenance pass")
+        return super().embed(texts)
+
+
+def _in_pass_after(ts: int) -> bool:
+    frame = sys._getframe()
+    while frame is not None:
+        if frame.f_code.co_name == "run_pass":
+            return frame.f_locals["now_ms"] >= ts
+        frame = frame.f_back
+    return False
+
+
+class MaintainedAgent(Agent):
+    def __init__(self, marker: str | None = None, checkpoint_dir: str | None = None,
+                 crash_from_ts: int = 0) -> None:
+        self.long_term_memory = LongTermMemoryConfig(
+            embedder=CrashingEmbedder(marker, checkpoint_dir, crash_from_ts),
+            maintenance=MaintenanceConfig(
+                interval_ms=INTERVAL, consolidation=Consolidation(threshold=0.95),
+                forgetting=Forgetting(budget=4, half_life_ms=PERIOD)))
+
+    @action(InputEvent)
+    @staticmethod
+    def remember(event, ctx):
+        key, seq_text, _ = event.input.split("|")
+        if key == "tick":
+            return
+        seq = int(seq_text)
+        memory = ctx.memory
+        if seq % 4 == 3:
+            hits = memory.search(FACTS[seq % len(FACTS)], limit=2, mode="keyword")
+            searched = [h.id for h in hits]
+        else:
+            memory.add(f"{key} {FACTS[(seq * 7) % len(FACTS)]}", metadata={"seq": seq})
+            searched = []
+        stored = memory.get_all(limit=1000)
+        ctx.send_event(OutputEvent(output=json.dumps({
+            "key": key, "seq": seq, "searched": sorted(searched),
+            "ltm": sorted([m.id, m.memory, m.metadata.get("merged_from", [])] for m in stored),
+        })))
+
+
+def oracle(lines: list[str], index_dir: Path) -> dict[int, dict]:
+    """Each element's digest in a failure-free run without Flink; a tick fires the timers
+    its watermark (timestamp - 1) passes."""
+    from lucene_store import LuceneRunner, LuceneStore
+
+    lucene = LuceneStore(index_dir)
+    now = [0]
+    try:
+        runner = LuceneRunner(MaintainedAgent(), lucene, clock=lambda: now[0])
+        digests = {}
+        for line in lines:
+            key, seq, ts = line.split("|")
+            if key == "tick":
+                runner.fire_timers(int(ts) - 1)
+                continue
+            now[0] = int(ts)
+            digests[int(seq)] = json.loads(runner.run(key, line)[0])
+    finally:
+        lucene.close()
+    return digests
+
+
+class ForgetfulAgent(Agent):
+    """Processing-time maintenance: a budget of 2 over ``fact-<n>`` memories; ``report`` tells
+    what is left and the last audit event of each. Once the last fact is committed, the file
+    ``written`` appears (the source waits for it, so the report comes after the timers)."""
+
+    def __init__(self, facts: int, written: str) -> None:
+        self.facts = facts
+        self.written = written
+        self.long_term_memory = LongTermMemoryConfig(
+            embedder=HashingEmbedder(64),
+            maintenance=MaintenanceConfig(interval_ms=50, forgetting=Forgetting(budget=2)))
+
+    @action(InputEvent)
+    def act(self, event, ctx):
+        _, what = event.input.split("|")
+        if what != "report":
+            ctx.memory.add(MemoryItem(id=f"fact-{what}", memory=f"fact {what}"))
+            if int(what) == self.facts - 1:  # committed before the next element (or timer)
+                Path(self.written).touch()
+            return
+        trails = {i: ctx.memory.history(f"fact-{i}") for i in range(self.facts)}
+        ctx.send_event(OutputEvent(output=json.dumps({
+            "left": sorted(m.id for m in ctx.memory.get_all()),
+            "last_events": {i: [t[-1].event, t[-1].actor] for i, t in trails.items()},
+        })))
