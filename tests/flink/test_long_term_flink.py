@@ -145,3 +145,41 @@ def test_one_thousand_keys_never_see_each_others_long_term_memory(backend):
         assert out["owners"] in ([], [out["key"]])
     last = {o["key"]: o for o in outputs if o["n"] == per_key - 1}
     assert len(last) == keys and all(o["owners"] == [o["key"]] for o in last.values())
+
+
+class ContextAgent(Agent):
+    """Run 0 adds a reply with the question it answers as context, run 1 updates its text,
+    later runs search for the question's words."""
+
+    long_term_memory = LongTermMemoryConfig(embedder=HashingEmbedder(64))
+
+    @action(InputEvent)
+    @staticmethod
+    def remember(event, ctx):
+        key, seq = event.input.split("|")
+        n = int(seq) // 2  # the run's number within its key (2 keys)
+        if n == 0:
+            ctx.memory.add(f"{key}: it was great, we loved the food",
+                           context=f"Ann asked {key}: how was your trip to Lisbon?")
+            ctx.memory.add(f"{key}: I am cooking pasta tonight")
+        elif n == 1:
+            [hit] = ctx.memory.search("pasta tonight", limit=1, mode="keyword")
+            other = [h for h in ctx.memory.get_all() if h.id != hit.id][0]
+            ctx.memory.update(other.id, f"{key}: it was wonderful")
+        else:
+            out = {"key": key}
+            for mode in ("keyword", "hybrid"):
+                out[mode] = [h.memory for h in ctx.memory.search("How was the trip to Lisbon?",
+                                                                 limit=2, mode=mode)]
+            ctx.send_event(OutputEvent(output=json.dumps(out)))
+
+
+def test_memory_context_is_searchable_across_runs_and_kept_by_update():
+    outputs = [json.loads(o) for o in jobs.run_agent(
+        ContextAgent(), lambda env: jobs.sequence_source(env, 6, 2),
+        env=jobs.make_env(parallelism=1))]
+    assert len(outputs) == 2
+    for out in outputs:
+        key = out["key"]
+        assert out["keyword"] == [f"{key}: it was wonderful"]  # only the context has "Lisbon"
+        assert out["hybrid"][0] == f"{key}: it was wonderful"

@@ -27,8 +27,13 @@ import org.apache.lucene.search.similarities.Similarity;
  */
 final class Ranker {
 
-    /** HNSW beam: top-k searches explore at least this many candidates (recall at small k). */
-    static final int MIN_VECTOR_CANDIDATES = 100;
+    /**
+     * HNSW beam: top-k searches explore at least this many candidates (recall at small k). On
+     * uniformly random 64-dim vectors (HNSW's hard case), a folded one-segment index of 20k
+     * gives recall@10 0.88-0.90 at 100, 0.95 at 150 and 0.976 at 200, for 1.74x the vectors
+     * visited at 100 (4,772 against 2,749 per query); VectorRecallTest holds it to 0.95.
+     */
+    static final int MIN_VECTOR_CANDIDATES = 200;
 
     /** Hybrid search fuses at least this many candidates of each list. */
     static final int MIN_HYBRID_CANDIDATES = 100;

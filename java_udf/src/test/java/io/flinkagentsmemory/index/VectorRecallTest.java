@@ -2,6 +2,7 @@ package io.flinkagentsmemory.index;
 
 import static io.flinkagentsmemory.index.TestDocs.dot;
 import static io.flinkagentsmemory.index.TestDocs.unitVector;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -13,68 +14,94 @@ import java.util.Random;
 import java.util.Set;
 import java.util.stream.IntStream;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** HNSW (and Lucene's exact fallback under selective key filters) against brute force. */
+/**
+ * HNSW (and Lucene's exact fallback under selective key filters) against brute force, on both
+ * states a production index is in: several segments while it is written, and one segment once
+ * it has been quiet and folded.
+ */
 class VectorRecallTest {
 
     private static final int DOCS = 20_000;
     private static final int DIM = 64;
     private static final int K = 10;
     private static final int QUERIES = 100;
+    private static final int BATCH = 1_000;
+    private static final long NEVER_QUIET = 3_600_000;
 
     @TempDir
     Path dir;
 
-    @Test
-    void recallAtTenOneKey() throws Exception {
-        double recall = recall(1, dir.resolve("one"));
-        System.out.printf("VECTOR recall@%d, %d docs x %d dims, 1 key: %.4f%n", K, DOCS, DIM, recall);
-        assertTrue(recall >= 0.95, "recall " + recall);
-    }
-
-    @Test
-    void recallAtTenHundredKeys() throws Exception {
-        double recall = recall(100, dir.resolve("hundred"));
-        System.out.printf("VECTOR recall@%d, %d docs x %d dims, 100 keys: %.4f%n", K, DOCS, DIM, recall);
-        assertTrue(recall >= 0.95, "recall " + recall);
-    }
-
-    private static double recall(int keys, Path path) throws Exception {
+    @ParameterizedTest(name = "{0} key(s)")
+    @ValueSource(ints = {1, 100})
+    void recallAtTenWhileWrittenAndOnceFolded(int keys) throws Exception {
         Random random = new Random(1234 + keys);
+        float[][] vectors = load(keys, random);
+        // As a job leaves it while writing: tiered merges settled, several segments.
+        try (KeyGroupIndex index = KeyGroupIndex.open(dir, 0, KeyGroupIndex.DEFAULT_RAM_BUFFER_MB, NEVER_QUIET)) {
+            index.awaitMerges();
+            int segments = index.segmentCount();
+            assertTrue(segments > 1, "expected several segments, got " + segments);
+            assertRecall(index, vectors, keys, random, segments + " segments");
+        }
+        // As it is once quiet (or restored): folded into one segment by the index itself.
+        try (KeyGroupIndex index = KeyGroupIndex.open(dir, 0, KeyGroupIndex.DEFAULT_RAM_BUFFER_MB, 0)) {
+            index.awaitMerges();
+            assertEquals(1, index.segmentCount(), "a quiet index is folded into one segment");
+            assertRecall(index, vectors, keys, random, "folded");
+        }
+    }
+
+    private static void assertRecall(KeyGroupIndex index, float[][] vectors, int keys, Random random, String layout)
+            throws Exception {
+        double recall = recall(index, vectors, keys, random);
+        System.out.printf("VECTOR recall@%d, %d docs x %d dims, %d key(s), %s: %.4f%n",
+                K, DOCS, DIM, keys, layout, recall);
+        assertTrue(recall >= 0.95, layout + ": recall " + recall);
+    }
+
+    /** Writes DOCS random unit vectors in batches, each followed by a read, as a job's runs do. */
+    private float[][] load(int keys, Random random) throws Exception {
         float[][] vectors = new float[DOCS][];
-        try (KeyGroupIndex index = KeyGroupIndex.open(path, 0, KeyGroupIndex.DEFAULT_RAM_BUFFER_MB)) {
+        try (KeyGroupIndex index = KeyGroupIndex.open(dir, 0, KeyGroupIndex.DEFAULT_RAM_BUFFER_MB, NEVER_QUIET)) {
             List<MemoryDocument> batch = new ArrayList<>();
             for (int i = 0; i < DOCS; i++) {
                 vectors[i] = unitVector(random, DIM);
                 batch.add(new MemoryDocument("" + i, key(i, keys), 0, "m", vectors[i], "{}", null, null, null,
                         MemoryDocument.NEVER));
-                if (batch.size() == 1000) {
+                if (batch.size() == BATCH) {
                     index.addAll(batch);
                     batch.clear();
+                    index.count(key(i, keys), 0);
                 }
             }
-            double found = 0;
-            for (int q = 0; q < QUERIES; q++) {
-                float[] query = unitVector(random, DIM);
-                String key = key(random.nextInt(DOCS), keys);
-                Set<String> exact = new HashSet<>();
-                IntStream.range(0, DOCS)
-                        .filter(i -> key(i, keys).equals(key))
-                        .boxed()
-                        .sorted(Comparator.comparingDouble(i -> -dot(query, vectors[i])))
-                        .limit(K)
-                        .forEach(i -> exact.add("" + i));
-                for (SearchHit h : index.search(key, null, query,
-                        new SearchOptions(SearchOptions.Mode.VECTOR, K, null, null, 0))) {
-                    if (exact.contains(h.document().id())) {
-                        found++;
-                    }
-                }
-            }
-            return found / (QUERIES * K);
         }
+        return vectors;
+    }
+
+    private static double recall(KeyGroupIndex index, float[][] vectors, int keys, Random random) throws Exception {
+        double found = 0;
+        for (int q = 0; q < QUERIES; q++) {
+            float[] query = unitVector(random, DIM);
+            String key = key(random.nextInt(DOCS), keys);
+            Set<String> exact = new HashSet<>();
+            IntStream.range(0, DOCS)
+                    .filter(i -> key(i, keys).equals(key))
+                    .boxed()
+                    .sorted(Comparator.comparingDouble(i -> -dot(query, vectors[i])))
+                    .limit(K)
+                    .forEach(i -> exact.add("" + i));
+            for (SearchHit h : index.search(key, null, query,
+                    new SearchOptions(SearchOptions.Mode.VECTOR, K, null, null, 0))) {
+                if (exact.contains(h.document().id())) {
+                    found++;
+                }
+            }
+        }
+        return found / (QUERIES * K);
     }
 
     private static String key(int doc, int keys) {
