@@ -5,7 +5,7 @@ then a response, then the interaction stored as a new memory.
 Run with ``make demo-memory`` (starts a Chroma server on a free loopback port, ingests
 ``examples/data/``, runs this job on a MiniCluster, stops the server), or by hand::
 
-    flink-agents-memory knowledge serve -- sh -c '
+    CHROMA_BIN=.venv-chroma/bin/chroma flink-agents-memory knowledge serve -- sh -c '
         flink-agents-memory knowledge ingest --url $KNOWLEDGE_URL --source flink-docs examples/data
         python examples/agent_with_memory.py --url $KNOWLEDGE_URL'
 

@@ -32,8 +32,8 @@ from flink_agents_memory.memory.long_term import LongTermMemoryConfig
 from flink_agents_memory.memory.serialization import dumps
 from flink_agents_memory.models import HashingEmbedder
 
-LIMITS = MemoryLimits(max_memory_bytes=2048, max_metadata_bytes=1024, max_depth=6,
-                      max_path_chars=64, max_id_chars=40)
+LIMITS = MemoryLimits(max_memory_bytes=2048, max_context_bytes=2048, max_metadata_bytes=1024,
+                      max_depth=6, max_path_chars=64, max_id_chars=40)
 CONFIG = AgentConfig(on_error="dead_letter", max_value_bytes=1024, limits=LIMITS)
 DUMP = "__dump__"
 SOURCE = "fuzz-docs"
@@ -144,15 +144,24 @@ def call(ctx: Any, c: Call) -> Any:
         case "history.get_recent":
             return ctx.history(a[0]).get_recent(a[1])
         case "ltm.add":
-            text, metadata, memory_id, created = a
+            text, metadata, memory_id, created, context = a
             return ctx.memory.add(MemoryItem.model_construct(
-                id=memory_id, memory=text, metadata=metadata, created_at=created))
+                id=memory_id, memory=text, metadata=metadata, created_at=created),
+                context=context)
         case "ltm.update":
             return ctx.memory.update(_target(ctx, a[0]), a[1], metadata=a[2]).id
         case "ltm.delete":
             return ctx.memory.delete(_target(ctx, a[0]))
         case "ltm.search":
-            return [m.id for m in ctx.memory.search(a[0], limit=a[1], filters=a[2], mode=a[3])]
+            return [m.id for m in ctx.memory.search(a[0], limit=a[1], filters=a[2], mode=a[3],
+                                                     min_score=a[4])]
+        case "ltm.get":
+            found = ctx.memory.get(a[0] if isinstance(a[0], str) else _target(ctx, a[0]))
+            return None if found is None else found.id
+        case "ltm.audit_trail":
+            return [e.event for e in ctx.memory.audit_trail(_target(ctx, a[0]))]
+        case "ltm.recent_memories":
+            return [m.id for m in ctx.memory.recent_memories(a[0])]
         case "ltm.get_all":
             return [m.id for m in ctx.memory.get_all(filters=a[0], limit=a[1])]
         case "knowledge":
@@ -235,6 +244,10 @@ bad_id = st.sampled_from([Big(41, "i"), "i\ud800"])
 limit = st.integers(1, 20)
 bad_limit = st.sampled_from([0, -1, 10_001, True, 2.5])
 mode = st.sampled_from(["vector", "keyword", "hybrid"])
+good_context = st.one_of(st.none(), good_text)
+bad_context = st.one_of(SURROGATE, st.just(Big(2049)), st.just(Big(25_000_000)), st.just(5))
+good_min_score = st.one_of(st.none(), st.floats(-1, 1))
+bad_min_score = st.sampled_from([float("nan"), float("inf"), "0.5", True])
 
 
 def _call(name: str, good: list[st.SearchStrategy], bad: list[st.SearchStrategy | None]
@@ -258,12 +271,16 @@ calls = st.one_of(
     _call("history.get_recent", [st.just("chat"), st.integers(0, 8)],
           [st.just("nope"), st.just(-2)]),
     _call("ltm.add", [good_text.filter(lambda t: t.strip() != ""), good_meta, good_id,
-                      good_stamp], [bad_text, bad_meta, bad_id, bad_stamp]),
+                      good_stamp, good_context],
+          [bad_text, bad_meta, bad_id, bad_stamp, bad_context]),
     _call("ltm.update", [st.integers(0, 50), good_text.filter(lambda t: t.strip() != ""),
                          good_meta], [None, bad_text, bad_meta]),
     _call("ltm.delete", [st.integers(0, 50)], [None]),
-    _call("ltm.search", [good_text, limit, good_filter, mode],
-          [bad_query, bad_limit, bad_filter, st.just("fuzzy")]),
+    _call("ltm.search", [good_text, limit, good_filter, mode, good_min_score],
+          [bad_query, bad_limit, bad_filter, st.just("fuzzy"), bad_min_score]),
+    _call("ltm.get", [st.one_of(st.integers(0, 50), good_id.filter(bool))], [bad_id]),
+    _call("ltm.audit_trail", [st.integers(0, 50)], [None]),
+    _call("ltm.recent_memories", [st.integers(0, 8)], [st.sampled_from([-1, 2.5])]),
     _call("ltm.get_all", [good_filter, limit], [bad_filter, bad_limit]),
 )
 knowledge_call = _call("knowledge", [good_text, st.sampled_from([None, SOURCE]), limit],

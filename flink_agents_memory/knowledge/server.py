@@ -1,8 +1,9 @@
 """A local Chroma server for tests, demos and development: ``chroma run`` on a loopback port.
 
 Chroma (the ``chromadb`` PyPI package, ``knowledge`` extra) is a server of its own; it need not
-be importable by the job. ``make install`` puts it into ``.venv-chroma/`` because its
-dependencies (protobuf, python-dateutil) conflict with PyFlink's pins.
+be importable by the job. In a checkout ``make install`` puts it into an environment of its own
+(its dependencies, protobuf and python-dateutil, conflict with PyFlink's pins) and the Makefile
+and the tests point ``$CHROMA_BIN`` at it; the package itself assumes no checkout layout.
 """
 
 from __future__ import annotations
@@ -20,11 +21,10 @@ from typing import Any
 
 
 def find_chroma(explicit: str | None = None) -> str | None:
-    """The ``chroma`` executable: ``explicit``, ``$CHROMA_BIN``, ``.venv-chroma`` of the current
-    directory (``make install`` makes it in a checkout), this interpreter's ``bin/``, then
-    ``PATH``. Nothing depends on where the package is installed."""
+    """The ``chroma`` executable: ``explicit``, ``$CHROMA_BIN``, this interpreter's ``bin/``,
+    then ``PATH``. Nothing depends on where the package is installed or on the current
+    directory."""
     candidates = [explicit, os.environ.get("CHROMA_BIN"),
-                  str(Path(".venv-chroma") / "bin" / "chroma"),
                   str(Path(sys.prefix) / "bin" / "chroma"), shutil.which("chroma")]
     for c in candidates:
         if c and Path(c).is_file() and os.access(c, os.X_OK):
@@ -69,9 +69,9 @@ class ChromaServer:
     def start(self) -> ChromaServer:
         if self.chroma_bin is None:
             raise FileNotFoundError(
-                "no `chroma` executable: run `make install-knowledge` (a .venv-chroma with "
-                "chromadb), pip install 'flink_agents_memory[knowledge]' elsewhere, or set "
-                "CHROMA_BIN")
+                "no `chroma` executable: set CHROMA_BIN to one (in a checkout `make "
+                "install-knowledge` builds it), or pip install 'flink_agents_memory[knowledge]' "
+                "into an environment of its own and put its bin/ on PATH")
         self.path.mkdir(parents=True, exist_ok=True)
         fixed = self.port != 0
         for _attempt in range(1 if fixed else 3):

@@ -1,8 +1,9 @@
 """The whole public API fuzzed inside one MiniCluster job (on_error="dead_letter").
 
 10,000 runs (hypothesis strategies in tests/fuzz_api.py: short-term paths and values,
-histories, ctx.memory add/update/delete/search/get_all with filters, knowledge search on a
-real Chroma server) go through the job with checkpoints and a restart strategy. Oracles:
+histories, ctx.memory add (with context)/update/delete/get/search (with min_score)/get_all with
+filters/audit_trail/recent_memories, knowledge search on a real Chroma server) go through the
+job with checkpoints and a restart strategy. Oracles:
 * every run with a bad argument is a dead letter, and the error names no Java exception;
 * the job never restarted (REST: no exception in its history, every subtask on attempt 0);
 * the memory of every key equals what the good runs alone produce on the reference runner

@@ -409,3 +409,26 @@ def test_extractive_summary_keeps_the_most_shared_items_in_order_within_max_char
     assert extractive(texts, 500) == "\n".join(texts), "all fit: nothing is left out"
     assert extractive(texts, 18) == "the cat sleeps", "the best; 'lol' does not fill the gap"
     assert extractive(["x" * 80], 50) == "x" * 50
+
+
+def test_maintenance_leaves_the_ttl_as_it_was(lucene):
+    """A merge rewrites the kept memory (metadata, audit) but keeps its expiry, and forgetting
+    does not stand in for the TTL: memories still expire ttl_ms after their last write."""
+    clock, ttl = Clock(), 10 * HOUR
+    agent = agent_with(MaintenanceConfig(interval_ms=HOUR,
+                                         consolidation=Consolidation(threshold=0.95),
+                                         forgetting=Forgetting(budget=10)))
+    agent.long_term_memory = agent.long_term_memory.model_copy(update={"ttl_ms": ttl})
+    runner = LuceneRunner(agent, lucene, clock=clock)
+    old = do(runner, "k", lambda c: c.memory.add("Alice likes green tea"))
+    clock.now += 1
+    new = do(runner, "k", lambda c: c.memory.add("alice likes GREEN tea!"))
+    clock.now = T0 + 2 * HOUR
+    assert runner.fire_timers(T0 + 2 * HOUR) == ["k"]
+    kept = do(runner, "k", lambda c: c.memory.get(new))
+    assert kept is not None and kept.metadata["merged_from"] == [old]
+    clock.now = T0 + 1 + ttl - 1
+    assert do(runner, "k", lambda c: c.memory.get(new)) is not None
+    clock.now = T0 + 1 + ttl
+    assert do(runner, "k", lambda c: c.memory.get(new)) is None, "the merge moved the expiry"
+    assert texts(runner, "k") == []
