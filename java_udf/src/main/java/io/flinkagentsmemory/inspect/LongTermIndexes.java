@@ -13,6 +13,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import io.flinkagentsmemory.checkpoint.KeyGroupIndexSnapshotter;
@@ -211,28 +212,45 @@ public final class LongTermIndexes implements Closeable {
 
     /**
      * Opens every key group's index and runs the page's queries in each, largest first, so the
-     * first page a user opens does not pay for opening readers and for the JIT. {@code keyOf}
-     * names one key of a key group (null: none known; a query for no key warms it then). Callers
-     * hold this object's monitor for every request, and each key group is warmed under it, so
-     * requests interleave with the warm-up.
+     * first page a user opens does not pay for opening readers, loading codec classes and the
+     * JIT. Opening needs no key, so it may start before the keyed state is read; {@code keys}
+     * (one key per key group; it may block until they are read) is asked only for the page
+     * queries. Callers hold this object's monitor for every request, and each step is taken
+     * under it, so requests interleave with the warm-up.
      */
-    public void warmUp(java.util.function.IntFunction<String> keyOf, long now) throws IOException {
+    public void warmUp(Supplier<Map<Integer, String>> keys, long now) throws IOException {
         List<KeyGroupStats> groups = new ArrayList<>();
         subtasks.forEach(s -> groups.addAll(s.keyGroups()));
         groups.sort(Comparator.comparingLong(KeyGroupStats::memories).reversed());
+        long start = System.nanoTime();
         for (KeyGroupStats g : groups) {
+            long t = System.nanoTime();
             synchronized (this) {
-                String key = keyOf.apply(g.keyGroup());
-                LongTermMemoryStore s = forKey(key == null ? "" : key, g.keyGroup());
-                s.count(now);
-                s.getAll(null, 50, now);
+                forKey("", g.keyGroup()).count(now);
+            }
+            long opened = System.nanoTime();
+            String key = keys.get().get(g.keyGroup());
+            long queried = System.nanoTime();
+            if (key != null) {
+                synchronized (this) {
+                    LongTermMemoryStore s = forKey(key, g.keyGroup());
+                    s.count(now);
+                    s.getAll(null, 50, now);
+                }
+            }
+            if (g == groups.get(0)) {
+                System.err.printf("inspector warm-up: key group %d (%d memories) opened in %d ms, "
+                        + "a key's page queried in %d ms%n", g.keyGroup(), g.memories(), (opened - t) / 1_000_000,
+                        (System.nanoTime() - queried) / 1_000_000);
             }
         }
+        System.err.printf("inspector warm-up: %d key groups in %d ms%n", groups.size(),
+                (System.nanoTime() - start) / 1_000_000);
     }
 
     /** Opens every key group's index and counts in it (tests). */
     public void warmUp() throws IOException {
-        warmUp(kg -> null, Long.MAX_VALUE);
+        warmUp(Map::of, Long.MAX_VALUE);
     }
 
     public List<SubtaskStats> subtasks() {
