@@ -127,6 +127,12 @@ def memory_of(digest: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in digest.items() if k != "search"}
 
 
+def root_cause(trace: str) -> str:
+    """The innermost 'Caused by' line of a Java stack trace (its first line if none)."""
+    causes = [line for line in trace.splitlines() if line.startswith("Caused by:")]
+    return (causes or trace.splitlines() or [""])[-1]
+
+
 def assert_matches_oracle(out: Path, expected: list[dict[str, Any]]) -> None:
     """Every digest (replays included) = the failure-free run's digest of that event, and the
     last one of every key its final memory."""
@@ -175,7 +181,7 @@ def test_full_local_disk_fails_over_cleanly_and_recovers_when_space_returns(tmp_
     # declined (the job tolerates no failed checkpoint here)
     enospc = [t for t in traces if "No space left on device" in t]
     assert enospc and all(t in enospc or "tolerable failure threshold" in t for t in traces), \
-        [t.split("\n", 1)[0] for t in traces]
+        [root_cause(t) for t in traces]
     assert stats["counts"]["restored"] >= 1
     # a failed attempt leaves no index behind: only the attempt that runs now has one
     assert left == [f"0-{current}"], left

@@ -292,6 +292,22 @@ public final class KeyGroupIndex implements Closeable {
         return victims.size();
     }
 
+    /**
+     * Throws if a failure closed the writer (Lucene's "tragic" exceptions: a background merge
+     * that met a full disk, for example). Every later call would otherwise fail with an
+     * {@code AlreadyClosedException} that does not say why; this names the first failure.
+     */
+    public void requireUsable() throws IOException {
+        if (writer == null) {
+            return; // a read-only index has no writer to fail
+        }
+        Throwable tragic = writer.getTragicException();
+        if (tragic != null) {
+            throw new IOException("the long-term memory index of key group " + keyGroup
+                    + " was closed by an earlier failure: " + tragic, tragic);
+        }
+    }
+
     /** Live and expired documents of all keys, as of the last write. */
     public int numDocs() throws IOException {
         return read(s -> s.getIndexReader().numDocs());

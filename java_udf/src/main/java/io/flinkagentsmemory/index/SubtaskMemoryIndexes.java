@@ -55,6 +55,7 @@ public final class SubtaskMemoryIndexes implements Closeable {
             index = KeyGroupIndex.open(dir, keyGroup, ramBufferMb, quietMillis);
             open.put(keyGroup, index);
         }
+        index.requireUsable();
         return index;
     }
 

@@ -6,11 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Random;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,5 +62,33 @@ class SubtaskMemoryIndexesTest {
         assertFalse(Files.exists(base));
         assertEquals(0, indexes.openKeyGroups().size());
         assertFalse(indexes.hasKeyGroup(1));
+    }
+
+    @Test
+    void anIndexClosedByAFailedMergeNamesThatFailure() throws Exception {
+        SubtaskMemoryIndexes indexes = new SubtaskMemoryIndexes(dir.resolve("0-0"), 8, 0);
+        KeyGroupIndex index = indexes.forKeyGroup(7);
+        for (int i = 0; i < 3; i++) {
+            index.add(doc("m" + i, "alice", 7, "memory " + i, unitVector(random, 4)));
+            index.commit();
+        }
+        // The segments a merge reads turn to zeros under the writer, as a broken disk would
+        // leave them (same length: the files are memory-mapped).
+        try (Stream<Path> files = Files.list(indexes.directoryFor(7))) {
+            for (Path f : files.filter(p -> p.getFileName().toString().startsWith("_")).toList()) {
+                try (FileChannel channel = FileChannel.open(f, StandardOpenOption.WRITE)) {
+                    channel.write(ByteBuffer.allocate((int) channel.size()), 0);
+                }
+            }
+        }
+        try {
+            index.awaitMerges(); // folds the quiet index: the merge reads the zeros and fails
+        } catch (IOException | RuntimeException expected) {
+            // the merge's own failure, seen by this call or not
+        }
+        IOException e = assertThrows(IOException.class, () -> indexes.forKeyGroup(7));
+        assertTrue(e.getMessage().contains("key group 7 was closed by an earlier failure"), e.getMessage());
+        assertNotNull(e.getCause());
+        indexes.discard();
     }
 }
