@@ -9,7 +9,9 @@ helper therefore runs with a class-data-sharing archive (JDK AppCDS): the first 
 machine writes one when it exits (``-XX:ArchiveClassesAtExit``, a few seconds at exit, into the
 user's cache directory), every later one maps it (``-XX:SharedArchiveFile``), which about halves
 the open. The archive's name hashes the classpath (paths, sizes, times) and the java binary, so
-a new jar or JDK makes a new one; a stale or unusable archive is ignored by the JVM. Set
+a new jar or JDK makes a new one; a stale or unusable archive is ignored by the JVM. Writing
+a new one prunes the directory: archives older than a week (other jars; a current one is simply
+written again) and half-written ones left by a killed inspector. Set
 ``FLINK_AGENTS_MEMORY_INSPECTOR_CDS=0`` to run without one.
 """
 
@@ -21,6 +23,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +33,10 @@ from ..errors import FlinkAgentsMemoryError
 from ..runtime.jars import operator_jar
 
 MAIN_CLASS = "io.flinkagentsmemory.inspect.InspectorMain"
+#: archives older than this are removed when a new one is written
+ARCHIVE_MAX_AGE_S = 7 * 24 * 3600
+#: a half-written archive (``.tmp``) older than this was left by a killed inspector
+TMP_MAX_AGE_S = 600
 
 
 class HelperError(FlinkAgentsMemoryError):
@@ -77,6 +84,21 @@ def class_archive() -> tuple[Path | None, bool]:
     return archive, archive.is_file()
 
 
+def prune_archives(cache: Path, keep: Path, now: float | None = None) -> None:
+    """Removes old archives other than ``keep`` and stale half-written ones; errors ignored
+    (another inspector may be pruning or writing at the same time)."""
+    now = time.time() if now is None else now
+    for path in cache.glob("inspector-*"):
+        try:
+            age = now - path.stat().st_mtime
+            stale = (path.suffix == ".tmp" and age > TMP_MAX_AGE_S) or (
+                path.suffix == ".jsa" and path != keep and age > ARCHIVE_MAX_AGE_S)
+            if stale:
+                path.unlink()
+        except OSError:
+            pass
+
+
 class SavepointHelper:
     """A running helper over one savepoint; :attr:`summary` is what it found when opening."""
 
@@ -90,6 +112,7 @@ class SavepointHelper:
         if archive is not None and exists:
             cds = [f"-XX:SharedArchiveFile={archive}"]
         elif archive is not None:
+            prune_archives(archive.parent, archive)
             self._writing = archive.with_name(f"{archive.stem}.{os.getpid()}.{id(self)}.tmp")
             cds = [f"-XX:ArchiveClassesAtExit={self._writing}"]
         self._archive = archive

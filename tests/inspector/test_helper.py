@@ -8,7 +8,7 @@ import os
 import pytest
 
 from flink_agents_memory.inspector import helper
-from flink_agents_memory.inspector.helper import SavepointHelper, class_archive
+from flink_agents_memory.inspector.helper import SavepointHelper, class_archive, prune_archives
 
 
 def test_archive_is_in_the_cache_directory_and_named_by_the_classpath(tmp_path, monkeypatch):
@@ -36,6 +36,23 @@ def test_no_writable_cache_means_no_archive(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
     monkeypatch.delenv("FLINK_AGENTS_MEMORY_INSPECTOR_CDS", raising=False)
     assert class_archive() == (None, False)
+
+
+def test_pruning_removes_old_archives_and_stale_half_written_ones(tmp_path):
+    now = 10_000_000.0
+    files = {name: tmp_path / name for name in (
+        "inspector-current.jsa", "inspector-old.jsa", "inspector-recent.jsa",
+        "inspector-x.1.2.tmp", "inspector-y.3.4.tmp", "other.txt")}
+    for path in files.values():
+        path.write_bytes(b"x")
+    ages = {"inspector-current.jsa": 30 * 86400, "inspector-old.jsa": 8 * 86400,
+            "inspector-recent.jsa": 86400, "inspector-x.1.2.tmp": 3600,
+            "inspector-y.3.4.tmp": 60, "other.txt": 30 * 86400}
+    for name, age in ages.items():
+        os.utime(files[name], (now - age, now - age))
+    prune_archives(tmp_path, files["inspector-current.jsa"], now=now)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "inspector-current.jsa", "inspector-recent.jsa", "inspector-y.3.4.tmp", "other.txt"]
 
 
 @pytest.mark.flink
