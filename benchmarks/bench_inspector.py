@@ -4,9 +4,17 @@ that holds 10k of them.
 A MiniCluster job (parallelism 2, max parallelism 128) adds the memories (all-MiniLM-sized
 384-dim vectors from the hashing embedder, 100 per event) and stops with a savepoint; that is
 not timed. Timed: ``SavepointView`` opening it (JVM helper start, metadata, every key group's
-index restored, every key's keyed state read with the State Processor API), then the two API
-calls the page makes when a key is opened (``/api/key`` and the first 50 memories of
-``/api/memories``) over real HTTP on loopback, and a hybrid search on that key.
+index located and counted in place, every key's keyed state read with its values left raw),
+then the two API calls the page makes when a key is opened (``/api/key`` and the first 50
+memories of ``/api/memories``) over real HTTP on loopback, the first time right after the open
+(the helper opens and warms the indexes in the background then), and a hybrid search on that
+key.
+
+The helper maps a class-data-sharing archive that the first helper on a machine writes (see
+flink_agents_memory/inspector/helper.py); the opens are timed with it (each run records whether
+it was there) and one more without it (``FLINK_AGENTS_MEMORY_INSPECTOR_CDS=0``: the first
+inspection on a machine), reported beside them with the first page after it; each target
+row is met only if the cold figure meets it too.
 """
 
 from __future__ import annotations
@@ -123,15 +131,30 @@ def measure(memories: int, big: int, reps: int) -> dict[str, Any]:
     savepoint = take_savepoint(work, script(memories, big))
     load_s = time.time() - t0
     load_avg = " ".join(f"{x:.1f}" for x in os.getloadavg())  # the machine is shared
-    opens, helper = [], []
+    os.environ["FLINK_AGENTS_MEMORY_INSPECTOR_CDS"] = "0"
+    try:
+        start = time.perf_counter()
+        cold = SavepointView(savepoint, embedder=HashingEmbedder(DIM))
+        open_cold_s = time.perf_counter() - start
+        server = InspectorServer(cold).start()
+        try:
+            page_first_cold_s = (get(server.url + "api/key?key=big")
+                                 + get(server.url + "api/memories?key=big&limit=50"))
+        finally:
+            server.stop()
+            cold.close()
+    finally:
+        del os.environ["FLINK_AGENTS_MEMORY_INSPECTOR_CDS"]
+    opens, helper, archives = [], [], []
     view = None
     for _ in range(reps):
         if view is not None:
-            view.close()
+            view.close()  # the first helper on a machine writes the class archive here
         start = time.perf_counter()
         view = SavepointView(savepoint, embedder=HashingEmbedder(DIM))
         opens.append(time.perf_counter() - start)
         helper.append(view.summary["timings_ms"])
+        archives.append(view.class_archive)
     assert view is not None
     stats = view.subtasks()
     server = InspectorServer(view).start()
@@ -150,7 +173,8 @@ def measure(memories: int, big: int, reps: int) -> dict[str, Any]:
     return {"memories": sum(s["memories"] for s in stats["subtasks"]), "big_key": total,
             "keys": stats["keys"], "dim": DIM, "reps": reps, "load_s": load_s,
             "load_avg": load_avg,
-            "open_s": opens, "helper_ms": helper,
+            "open_s": opens, "helper_ms": helper, "class_archive": archives,
+            "open_cold_s": open_cold_s, "page_first_cold_s": page_first_cold_s,
             "index_bytes": sum(s["bytes"] for s in stats["subtasks"]),
             "page_first_s": page_first, "page_s": pages, "search_s": searches}
 
@@ -163,45 +187,60 @@ def run(quick: bool) -> dict[str, Any]:
 
 def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     open_s = statistics.median(r["open_s"])
+    # the first inspection on a machine runs without the class archive: it must meet it too
+    cold_s = r.get("open_cold_s", open_s)
     page_s = statistics.median(r["page_s"])
+    page_cold_s = r.get("page_first_cold_s", r["page_first_s"])
     return [
         {"figure": f"inspector: open a savepoint of {r['memories']:,} memories "
                    f"({r['keys']} keys), median of {r['reps']}",
-         "ours": f"{open_s:.1f} s", "peer": "-", "ratio": None,
-         "target": f"<= {OPEN_TARGET_S:.0f} s", "met": open_s <= OPEN_TARGET_S,
+         "ours": f"{open_s:.1f} s (first on a machine, no class archive: {cold_s:.1f} s)",
+         "peer": "-", "ratio": None,
+         "target": f"<= {OPEN_TARGET_S:.0f} s", "met": max(open_s, cold_s) <= OPEN_TARGET_S,
          "command": COMMAND},
         {"figure": f"inspector: page of a key with {r['big_key']:,} memories (key + first 50 "
                    "memories), median",
-         "ours": f"{page_s * 1000:.0f} ms (first {r['page_first_s'] * 1000:.0f} ms)",
+         "ours": f"{page_s * 1000:.0f} ms (first after the open {r['page_first_s'] * 1000:.0f} ms;"
+                 f" after a machine's first open, no class archive: {page_cold_s * 1000:.0f} ms)",
          "peer": "-", "ratio": None, "target": f"<= {PAGE_TARGET_S:.0f} s",
-         "met": max(page_s, r["page_first_s"]) <= PAGE_TARGET_S, "command": COMMAND},
+         "met": max(page_s, r["page_first_s"], page_cold_s) <= PAGE_TARGET_S,
+         "command": COMMAND},
     ]
 
 
 def markdown(r: dict[str, Any]) -> str:
-    index_ms = [h["index"] for h in r["helper_ms"]]
-    total_ms = [h["total"] for h in r["helper_ms"]]
-    return "\n".join([
+    def phase(name: str) -> str:
+        ms = [h.get(name, 0) for h in r["helper_ms"]]
+        return (f"{statistics.median(ms) / 1000:.2f} s | "
+                + ", ".join(f"{x / 1000:.2f}" for x in ms) + " s |")
+
+    archives = r.get("class_archive") or ["?"] * len(r["open_s"])
+    return "\n".join(line for line in [
         f"{r['memories']:,} memories over {r['keys']} keys ({r['big_key']:,} in key `big`), "
         f"{r['dim']}-dim vectors, index files {r['index_bytes'] / 2**20:.0f} MiB; loading them "
         f"took {r['load_s']:.0f} s (not timed below). Load average when the timed part began: "
         f"{r.get('load_avg', '?')} (2 cores shared with other engineers' builds: the opens and "
         "the first page are CPU-bound, so read the figures with it).", "",
         "| figure | median | all runs |", "|---|---|---|",
-        f"| open the savepoint (SavepointView) | {statistics.median(r['open_s']):.2f} s | "
+        f"| open the savepoint (SavepointView; class archive: {', '.join(archives)}) | "
+        f"{statistics.median(r['open_s']):.2f} s | "
         + ", ".join(f"{x:.2f}" for x in r["open_s"]) + " s |",
-        f"| of which: indexes restored (helper) | {statistics.median(index_ms) / 1000:.2f} s | "
-        + ", ".join(f"{x / 1000:.2f}" for x in index_ms) + " s |",
-        f"| of which: helper total (indexes + every key's keyed state, read in-process) | "
-        f"{statistics.median(total_ms) / 1000:.2f} s | "
-        + ", ".join(f"{x / 1000:.2f}" for x in total_ms) + " s |",
+        f"| open without the class archive (a machine's first inspection) | "
+        f"{r['open_cold_s']:.2f} s | one run; its first page of key `big` "
+        f"{r['page_first_cold_s'] * 1000:.0f} ms |" if "page_first_cold_s" in r else None,
+        "| in the helper: the savepoint metadata | " + phase("metadata"),
+        "| then, in parallel: key groups' indexes located and counted (none opened) | "
+        + phase("index"),
+        "| and: every key's keyed state read (values left raw) | " + phase("keys"),
+        "| helper total from its main() (metadata, then the longer of the two; the rest of the "
+        "open is the JVM's start and Python) | " + phase("total"),
         f"| page of key `big` (`/api/key` + first 50 of `/api/memories`) | "
-        f"{statistics.median(r['page_s']) * 1000:.0f} ms | first {r['page_first_s'] * 1000:.0f}"
-        f" ms, max {max(r['page_s']) * 1000:.0f} ms |",
+        f"{statistics.median(r['page_s']) * 1000:.0f} ms | first (right after the last open) "
+        f"{r['page_first_s'] * 1000:.0f} ms, max {max(r['page_s']) * 1000:.0f} ms |",
         f"| hybrid search in key `big` (`/api/search`) | "
         f"{statistics.median(r['search_s']) * 1000:.0f} ms | max "
         f"{max(r['search_s']) * 1000:.0f} ms |",
-    ])
+    ] if line is not None)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """What the page shows, read from one savepoint: keys, and per key every kind of memory.
 
-Keyed state (short-term memory, histories, meta) is read once when the view opens; long-term
-memory is asked from the helper per request (list, get, search), so a key with many memories
-costs one page, not all of them. Everything here only reads.
+Opening lists the keys (which states each has) and counts each key group's index; a key's
+keyed state (short-term memory, histories, meta) is decoded when the key is asked for, and
+long-term memory is asked from the helper per request (count, list, get, search), so a key
+with many memories costs one page, not all of them. Everything here only reads.
 """
 
 from __future__ import annotations
@@ -70,9 +71,12 @@ class SavepointView:
             shutil.rmtree(self._work, ignore_errors=True)
             raise InspectorError(str(e)) from e
         self.summary = self._helper.summary
+        #: whether the helper mapped a class-data-sharing archive ("used"), writes one ("writing")
+        #: or runs without ("off"); see helper.py
+        self.class_archive = self._helper.class_archive
         self._keys: dict[str, dict[str, Any]] = {}
         with open(self._work / "keys.jsonl", encoding="utf-8") as f:
-            for line in f:
+            for line in f:  # {"key", "key_group", "short_term_paths", "states": [names]}
                 record = json.loads(line)
                 self._keys[record["key"]] = record
         self._sorted = sorted(self._keys)
@@ -85,10 +89,10 @@ class SavepointView:
         found = [k for k in self._sorted if q in k.lower()] if q else self._sorted
         items = []
         for key in found[offset:offset + limit]:
-            states = self._keys[key]["states"]
-            items.append({"key": key, "key_group": self._keys[key]["key_group"],
-                          "short_term_paths": len(states.get(SHORT_TERM, {})),
-                          "histories": sorted(_history_names(states))})
+            record = self._keys[key]
+            items.append({"key": key, "key_group": record["key_group"],
+                          "short_term_paths": record["short_term_paths"],
+                          "histories": sorted(_history_names(record["states"]))})
         return {"total": len(found), "offset": offset, "items": items}
 
     # -- one key ----------------------------------------------------------------------------
@@ -99,7 +103,8 @@ class SavepointView:
         if record is None:
             return {"key": key, "found": False, "short_term": decode.short_term_tree({}),
                     "histories": [], "recent": [], "memories": 0}
-        states = record["states"]
+        # everything but the audit trail, which only a memory's audit view needs
+        states = self._states(key, [n for n in record["states"] if n != HISTORY + AUDIT])
         histories = [self._history(key, name, states) for name in sorted(_history_names(states))
                      if name not in (AUDIT, RECENT, SENSORY)]
         recent = self._history(key, RECENT, states)
@@ -110,7 +115,7 @@ class SavepointView:
                 HISTORY + SENSORY in states else None,
                 "recent": [decode.plain(item["value"]) for item in recent["items"]
                            if item["retained"]][::-1],
-                "memories": self._ask("memories", key, offset=0, limit=1)["total"]}
+                "memories": self._ask("count", key)["total"]}
 
     def memories(self, key: str, offset: int = 0, limit: int = 50) -> dict[str, Any]:
         """One page of the key's long-term memories, newest first."""
@@ -144,7 +149,7 @@ class SavepointView:
         record = self._keys.get(key)
         if record is None:
             return {"memory_id": memory_id, "memory": None, "events": []}
-        trail = self._history(key, AUDIT, record["states"])
+        trail = self._history(key, AUDIT, self._states(key, [HISTORY + AUDIT]))
         events = [decode.plain(i["value"]) for i in trail["items"]]
         item = None
         if not memory_id.startswith("stm:"):
@@ -178,6 +183,13 @@ class SavepointView:
         try:
             return self._helper.request(op, key=key, key_group=self._keys[key]["key_group"],
                                         now=self.taken_at_ms, **fields)
+        except HelperError as e:
+            raise InspectorError(str(e)) from e
+
+    def _states(self, key: str, names: list[str]) -> dict[str, Any]:
+        """The decoded keyed states ``names`` of ``key``: {name: {path: raw} | [raw, ...]}."""
+        try:
+            return self._helper.request("states", key=key, names=names)["states"]
         except HelperError as e:
             raise InspectorError(str(e)) from e
 

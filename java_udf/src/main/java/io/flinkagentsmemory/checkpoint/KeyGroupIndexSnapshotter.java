@@ -11,6 +11,7 @@ import java.util.List;
 
 import io.flinkagentsmemory.index.KeyGroupIndex;
 import io.flinkagentsmemory.index.LocalFiles;
+import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.lucene.index.IndexCommit;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.IOContext;
@@ -193,6 +194,44 @@ public final class KeyGroupIndexSnapshotter {
             }
         }
         return true;
+    }
+
+    /** Where one file of a full blob lies: {@code length} bytes from {@code offset} of the stream. */
+    public record FileRegion(String name, long offset, long length) {}
+
+    /**
+     * Reads the file table of one blob without its contents, for a reader that opens the files
+     * where they are (the inspector reads a savepoint's files in place). {@code in} is positioned
+     * at the blob's start; its files' contents are skipped by seeking. Returns the files of a full
+     * blob (empty: no index), or null for an incremental blob (its files are elsewhere: {@link
+     * #restore} copies them). Checks what {@link #restore} checks.
+     */
+    public static List<FileRegion> locate(FSDataInputStream in) throws IOException {
+        DataInputStream data = new DataInputStream(in);
+        int version = data.readInt();
+        if (version == INCREMENTAL_VERSION) {
+            return null;
+        }
+        if (version != FORMAT_VERSION) {
+            throw new IOException("not a key-group index snapshot (format version " + version
+                    + ", expected " + FORMAT_VERSION + " or " + INCREMENTAL_VERSION + ")");
+        }
+        int count = data.readInt();
+        if (count < 0 || count > KeyGroupManifest.MAX_FILES) {
+            throw new IOException("corrupt key-group index snapshot: file count " + count);
+        }
+        List<FileRegion> files = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            String name = checkedName(data.readUTF());
+            long length = data.readLong();
+            if (length < 0) {
+                throw new IOException("corrupt key-group index snapshot: length " + length + " of '" + name + "'");
+            }
+            long offset = in.getPos();
+            files.add(new FileRegion(name, offset, length));
+            in.seek(offset + length);
+        }
+        return files;
     }
 
     private static long copy(IndexInput in, long length, DataOutputStream out, byte[] buf) throws IOException {

@@ -9,6 +9,7 @@ import java.util.List;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexCommit;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
@@ -38,6 +39,9 @@ import org.apache.lucene.store.FSDirectory;
  * {@link FoldScheduler} (when segments merge) and {@link CommitPins} (checkpointed commits).
  *
  * <p>Not meant for concurrent writers: the operator calls it from its task thread.
+ *
+ * <p>{@link #openReadOnly} opens a committed index without a writer (the inspector reads a
+ * savepoint's files in place with it): the reads are the same code, the writes throw.
  */
 public final class KeyGroupIndex implements Closeable {
 
@@ -57,6 +61,7 @@ public final class KeyGroupIndex implements Closeable {
     private final Analyzer analyzer = new StandardAnalyzer();
     private final CommitPins pins = new CommitPins();
     private final FoldScheduler folds;
+    /** Null for a read-only index. */
     private final IndexWriter writer;
     private final RefreshingSearchers searchers;
     private final DocumentValidator validator;
@@ -78,6 +83,36 @@ public final class KeyGroupIndex implements Closeable {
         this.searchers = new RefreshingSearchers(writer);
         this.validator = new DocumentValidator(keyGroup, storedDimension());
         this.ranker = new Ranker(analyzer, validator);
+    }
+
+    /** A read-only index over the last commit in {@code directory}: no writer, no lock, no fold. */
+    private KeyGroupIndex(int keyGroup, Directory directory) throws IOException {
+        this.keyGroup = keyGroup;
+        this.directory = directory;
+        this.folds = new FoldScheduler(Long.MAX_VALUE / 1_000_000);
+        this.writer = null;
+        this.searchers = new RefreshingSearchers(DirectoryReader.open(directory));
+        this.validator = new DocumentValidator(keyGroup, storedDimension());
+        this.ranker = new Ranker(analyzer, validator);
+    }
+
+    /**
+     * Opens the last commit of {@code directory} for reading only: nothing is written to it (no
+     * lock file, no commit, no merge), so it may be a read-only directory. Every write throws
+     * {@link UnsupportedOperationException}. Closing the index closes {@code directory}.
+     */
+    public static KeyGroupIndex openReadOnly(Directory directory, int keyGroup) throws IOException {
+        try {
+            return new KeyGroupIndex(keyGroup, directory);
+        } catch (IOException | RuntimeException e) {
+            directory.close();
+            throw e;
+        }
+    }
+
+    /** Whether this index was opened by {@link #openReadOnly}. */
+    public boolean readOnly() {
+        return writer == null;
     }
 
     /** Opens (or creates) the index of {@code keyGroup} in {@code path}. */
@@ -113,6 +148,7 @@ public final class KeyGroupIndex implements Closeable {
 
     /** Adds all documents; all are validated before any is written. */
     public void addAll(List<MemoryDocument> docs) throws IOException {
+        IndexWriter writer = writer();
         validator.validate(docs);
         for (MemoryDocument doc : docs) {
             writer.updateDocument(DocumentSchema.keyIdTerm(doc.key(), doc.id()), DocumentSchema.toLucene(doc));
@@ -125,6 +161,7 @@ public final class KeyGroupIndex implements Closeable {
      * old vector when {@code doc} has none; false if there is no such document.
      */
     public boolean update(String key, String id, MemoryDocument doc) throws IOException {
+        IndexWriter writer = writer();
         MemoryDocument existing = stored(key, id);
         if (existing == null) {
             return false;
@@ -140,6 +177,7 @@ public final class KeyGroupIndex implements Closeable {
     }
 
     public boolean delete(String key, String id) throws IOException {
+        IndexWriter writer = writer();
         if (stored(key, id) == null) {
             return false;
         }
@@ -212,6 +250,7 @@ public final class KeyGroupIndex implements Closeable {
 
     /** Deletes every expired document of every key; returns how many. */
     public int purgeExpired(long nowMillis) throws IOException {
+        IndexWriter writer = writer();
         Query expired = LongPoint.newRangeQuery(DocumentSchema.EXPIRES_AT, Long.MIN_VALUE, nowMillis);
         int n = read(s -> s.count(expired));
         if (n > 0) {
@@ -229,6 +268,7 @@ public final class KeyGroupIndex implements Closeable {
         if (keep < 0) {
             throw new IllegalArgumentException("keep must not be negative, got " + keep);
         }
+        IndexWriter writer = writer();
         Query all = new BooleanQuery.Builder().add(KeyFilters.key(key), Occur.FILTER).build();
         List<String> victims = read(s -> {
             List<String> ids = new ArrayList<>();
@@ -258,6 +298,9 @@ public final class KeyGroupIndex implements Closeable {
      * {@code AlreadyClosedException} that does not say why; this names the first failure.
      */
     public void requireUsable() throws IOException {
+        if (writer == null) {
+            return; // a read-only index has no writer to fail
+        }
         Throwable tragic = writer.getTragicException();
         if (tragic != null) {
             throw new IOException("the long-term memory index of key group " + keyGroup
@@ -281,11 +324,14 @@ public final class KeyGroupIndex implements Closeable {
      * background and the next read picks their result up).
      */
     public void awaitMerges() throws IOException {
+        if (writer == null) {
+            return; // nothing merges a read-only index
+        }
         folds.awaitMerges(writer);
     }
 
     public void commit() throws IOException {
-        writer.commit();
+        writer().commit();
     }
 
     /**
@@ -293,11 +339,11 @@ public final class KeyGroupIndex implements Closeable {
      * them while the writer goes on.
      */
     public IndexCommit acquireCommit() throws IOException {
-        return pins.pin(writer);
+        return pins.pin(writer());
     }
 
     public void releaseCommit(IndexCommit commit) throws IOException {
-        pins.release(writer, commit);
+        pins.release(writer(), commit);
     }
 
     /** Where the files of {@link #acquireCommit()} are read from. */
@@ -312,7 +358,9 @@ public final class KeyGroupIndex implements Closeable {
     public void discard() throws IOException {
         try {
             searchers.close();
-            writer.rollback();
+            if (writer != null) {
+                writer.rollback();
+            }
         } finally {
             directory.close();
             analyzer.close();
@@ -324,7 +372,9 @@ public final class KeyGroupIndex implements Closeable {
     public void close() throws IOException {
         try {
             searchers.close();
-            writer.close();
+            if (writer != null) {
+                writer.close();
+            }
         } finally {
             directory.close();
             analyzer.close();
@@ -343,8 +393,10 @@ public final class KeyGroupIndex implements Closeable {
      */
     private <T> T read(SearcherRead<T> read) throws IOException {
         // Refreshing flushes buffered writes into a segment, so a fold asked for next includes them.
-        searchers.refresh(folds.takeFinishedMerge());
-        folds.maybeFold(writer);
+        if (writer != null) {
+            searchers.refresh(folds.takeFinishedMerge());
+            folds.maybeFold(writer);
+        }
         IndexSearcher s = searchers.acquire();
         try {
             return read.on(s);
@@ -379,6 +431,14 @@ public final class KeyGroupIndex implements Closeable {
         } finally {
             searchers.release(s);
         }
+    }
+
+    /** The writer; a read-only index has none, and every write ends here. */
+    private IndexWriter writer() {
+        if (writer == null) {
+            throw new UnsupportedOperationException("the index of key group " + keyGroup + " is read-only");
+        }
+        return writer;
     }
 
     /** After every write: the reader is stale, and the index is not quiet (no fold under writes). */

@@ -3,6 +3,7 @@ package io.flinkagentsmemory.index;
 import java.io.Closeable;
 import java.io.IOException;
 
+import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.search.IndexSearcher;
@@ -21,15 +22,22 @@ final class RefreshingSearchers implements Closeable {
     private boolean stale;
 
     RefreshingSearchers(IndexWriter writer) throws IOException {
-        this.searchers = new SearcherManager(writer, new SearcherFactory() {
-            @Override
-            public IndexSearcher newSearcher(IndexReader reader, IndexReader previous) {
-                IndexSearcher searcher = new IndexSearcher(reader);
-                searcher.setSimilarity(Ranker.BM25);
-                return searcher;
-            }
-        });
+        this.searchers = new SearcherManager(writer, FACTORY);
     }
+
+    /** Searchers of a fixed reader (a read-only index): nothing ever makes them stale. */
+    RefreshingSearchers(DirectoryReader reader) throws IOException {
+        this.searchers = new SearcherManager(reader, FACTORY);
+    }
+
+    private static final SearcherFactory FACTORY = new SearcherFactory() {
+        @Override
+        public IndexSearcher newSearcher(IndexReader reader, IndexReader previous) {
+            IndexSearcher searcher = new IndexSearcher(reader);
+            searcher.setSimilarity(Ranker.BM25);
+            return searcher;
+        }
+    };
 
     /** The writer changed the index: the next {@link #refresh} opens a new reader. */
     void markStale() {

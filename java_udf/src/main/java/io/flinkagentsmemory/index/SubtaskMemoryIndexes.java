@@ -59,6 +59,17 @@ public final class SubtaskMemoryIndexes implements Closeable {
         return index;
     }
 
+    /**
+     * Puts {@code index}, opened elsewhere (the inspector opens a savepoint's indexes read-only in
+     * place), as key group {@code keyGroup}'s; it closes with the others.
+     */
+    public synchronized void adopt(int keyGroup, KeyGroupIndex index) {
+        if (open.containsKey(keyGroup)) {
+            throw new IllegalStateException("key group " + keyGroup + " already has an open index");
+        }
+        open.put(keyGroup, index);
+    }
+
     /** Whether {@code keyGroup} has an index, open or only on disk (for example just restored). */
     public synchronized boolean hasKeyGroup(int keyGroup) {
         return open.containsKey(keyGroup) || Files.isDirectory(directoryFor(keyGroup));

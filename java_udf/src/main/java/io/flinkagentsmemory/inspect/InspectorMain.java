@@ -8,7 +8,9 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -20,10 +22,13 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
 
 /**
  * The inspector's JVM helper: {@code InspectorMain SAVEPOINT WORK_DIR}. It opens the savepoint
- * (memory operator, long-term indexes, every key's keyed state into WORK_DIR/keys.jsonl), prints
- * one JSON line (the summary, or {@code {"ok": false, "error": ...}}), then answers one JSON
- * request per stdin line with one JSON line until stdin closes. Only reads: the requests are
- * list, get and search. Logging goes to stderr, so stdout carries nothing but the protocol.
+ * (memory operator; each key group's index located and counted, none opened; every key's keyed
+ * state read, its values left raw, the key list into WORK_DIR/keys.jsonl), prints one JSON line
+ * (the summary, or {@code {"ok": false, "error": ...}}), then answers one JSON request per stdin
+ * line with one JSON line until stdin closes, while a background thread opens and warms the
+ * indexes, largest first. Only reads: the requests are a key's states, and count, list, get
+ * and search of its long-term memories. Logging goes to stderr, so stdout carries nothing but
+ * the protocol.
  */
 public final class InspectorMain {
 
@@ -39,18 +44,30 @@ public final class InspectorMain {
             System.exit(2);
         }
         LongTermIndexes indexes;
+        KeyedStates keyed;
         try {
             long start = System.nanoTime();
             MemoryOperatorState state = MemoryOperatorState.load(args[0]);
+            long metadataMs = (System.nanoTime() - start) / 1_000_000;
             Path work = Files.createDirectories(Path.of(args[1]));
             // The indexes (raw keyed state) and the keys (managed keyed state) are separate
             // files: reading both at once roughly halves the open on two or more cores.
-            CompletableFuture<Long> keys = CompletableFuture.supplyAsync(() -> dumpKeys(state, work.resolve("keys.jsonl")));
-            indexes = LongTermIndexes.materialise(state, work.resolve("index"));
-            long indexMs = (System.nanoTime() - start) / 1_000_000;
-            long keyCount = joinKeys(keys);
-            protocol.println(MAPPER.writeValueAsString(
-                    Summary.of(state, indexes, keyCount, indexMs, (System.nanoTime() - start) / 1_000_000)));
+            long[] keysMs = new long[1];
+            CompletableFuture<KeyedStates> keys = CompletableFuture.supplyAsync(() -> {
+                long keysStart = System.nanoTime();
+                KeyedStates read = readKeys(state, work.resolve("keys.jsonl"));
+                keysMs[0] = (System.nanoTime() - keysStart) / 1_000_000;
+                return read;
+            });
+            indexes = LongTermIndexes.open(state, work.resolve("index"));
+            long indexMs = (System.nanoTime() - start) / 1_000_000 - metadataMs;
+            // Opening the indexes needs no key: the warm-up starts while the keys are still read
+            // (on the core the index phase leaves free), and runs on after the summary.
+            startWarmUp(indexes, keys);
+            keyed = joinKeys(keys);
+            ObjectNode summary = Summary.of(state, indexes, keyed.size(), metadataMs, indexMs, keysMs[0],
+                    (System.nanoTime() - start) / 1_000_000);
+            protocol.println(MAPPER.writeValueAsString(summary));
         } catch (InspectionException e) {
             protocol.println(error(e.getMessage()));
             System.exit(1);
@@ -61,33 +78,40 @@ public final class InspectorMain {
             System.exit(1);
             return;
         }
-        LongTermIndexes warm = indexes;
+        serve(indexes, keyed, protocol);
+        indexes.close();
+        System.exit(0);
+    }
+
+    private static void startWarmUp(LongTermIndexes indexes, CompletableFuture<KeyedStates> keys) {
+        long now = System.currentTimeMillis();
         Thread warmUp = new Thread(() -> {
             try {
-                warm.warmUp();
+                // a real key of each key group, so the warm-up runs the page's own queries
+                indexes.warmUp(() -> keys.join().keyOfGroup(), now);
             } catch (Exception e) {
                 e.printStackTrace(); // only slower first requests; each request reports its own errors
             }
         }, "inspector-warm-up");
         warmUp.setDaemon(true);
         warmUp.start();
-        serve(indexes, protocol);
-        indexes.close();
-        System.exit(0);
     }
 
-    private static long dumpKeys(MemoryOperatorState state, Path keysFile) {
+    /** Reads every key's keyed state and writes the key list to {@code keysFile}. */
+    private static KeyedStates readKeys(MemoryOperatorState state, Path keysFile) {
         try {
-            return SavepointKeyedStateReader.canRead(state)
-                    ? SavepointKeyedStateReader.dump(state, keysFile)
-                    : KeyedMemoryReader.dump(state, keysFile, 1);
+            KeyedStates keys = SavepointKeyedStateReader.canRead(state)
+                    ? SavepointKeyedStateReader.read(state)
+                    : KeyedMemoryReader.read(state, 1);
+            keys.writeIndex(keysFile);
+            return keys;
         } catch (Exception e) {
             throw new CompletionException(e);
         }
     }
 
-    /** The key count, or the reader's own exception (an InspectionException keeps its message). */
-    private static long joinKeys(CompletableFuture<Long> keys) throws Exception {
+    /** What the keyed state reader found, or its own exception (an InspectionException keeps its message). */
+    private static KeyedStates joinKeys(CompletableFuture<KeyedStates> keys) throws Exception {
         try {
             return keys.join();
         } catch (CompletionException e) {
@@ -95,16 +119,14 @@ public final class InspectorMain {
         }
     }
 
-    private static void serve(LongTermIndexes indexes, PrintStream protocol) throws Exception {
+    private static void serve(LongTermIndexes indexes, KeyedStates keys, PrintStream protocol) throws Exception {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
         while ((line = in.readLine()) != null) {
             String reply;
             try {
                 JsonNode request = MAPPER.readTree(line);
-                synchronized (indexes) {
-                    reply = answer(indexes, request);
-                }
+                reply = answer(indexes, keys, request);
             } catch (Exception e) {
                 reply = error(rootMessage(e));
             }
@@ -112,14 +134,36 @@ public final class InspectorMain {
         }
     }
 
-    /** One request: {"op": "memories"|"get"|"search", "key", "key_group", "now", ...}. */
-    static String answer(LongTermIndexes indexes, JsonNode req) throws Exception {
+    /**
+     * One request: {"op": "states", "key", "names": [...] | absent for all} (keyed state), or
+     * {"op": "count"|"memories"|"get"|"search", "key", "key_group", "now", ...} (long-term memory).
+     */
+    static String answer(LongTermIndexes indexes, KeyedStates keys, JsonNode req) throws Exception {
         String op = req.path("op").asText();
-        LongTermMemoryStore store = indexes.forKey(req.path("key").asText(), req.path("key_group").asInt());
-        long now = req.path("now").asLong();
         ObjectNode out = MAPPER.createObjectNode();
         out.put("ok", true);
+        if (op.equals("states")) {
+            List<String> names = null;
+            if (req.hasNonNull("names")) {
+                names = new ArrayList<>();
+                for (JsonNode n : req.get("names")) {
+                    names.add(n.asText());
+                }
+            }
+            out.set("states", keys.states(req.path("key").asText(), names));
+            return MAPPER.writeValueAsString(out);
+        }
+        synchronized (indexes) {
+            return answerLongTerm(indexes, op, req, out);
+        }
+    }
+
+    private static String answerLongTerm(LongTermIndexes indexes, String op, JsonNode req, ObjectNode out)
+            throws Exception {
+        LongTermMemoryStore store = indexes.forKey(req.path("key").asText(), req.path("key_group").asInt());
+        long now = req.path("now").asLong();
         switch (op) {
+            case "count" -> out.put("total", store.count(now));
             case "memories" -> {
                 int offset = Math.max(0, req.path("offset").asInt(0));
                 int limit = Math.max(1, req.path("limit").asInt(50));

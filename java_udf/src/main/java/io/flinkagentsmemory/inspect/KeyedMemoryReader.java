@@ -1,9 +1,5 @@
 package io.flinkagentsmemory.inspect;
 
-import java.io.BufferedWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -32,16 +28,16 @@ import org.apache.flink.util.Collector;
 
 /**
  * Reads every key's short-term memory, meta entries and histories (keyed MapState / ListState of
- * string values) through Flink's State Processor API, in a local batch job, and writes one JSON
- * line per key: {@code {"key", "key_group", "states": {name: {path: raw} | [raw, ...]}}}. The raw
- * values stay the runtime's tagged JSON text; Python decodes them.
+ * string values) through Flink's State Processor API, in a local batch job, as one JSON line per
+ * key: {@code {"key", "key_group", "states": {name: {path: raw} | [raw, ...]}}}, kept as
+ * {@link KeyedStates}. The raw values stay the runtime's tagged JSON text; Python decodes them.
  */
 public final class KeyedMemoryReader {
 
     private KeyedMemoryReader() {}
 
-    /** Writes the keys of {@code state} to {@code out}; returns how many keys were written. */
-    public static long dump(MemoryOperatorState state, Path out, int parallelism) throws Exception {
+    /** Reads every key's memory states of {@code state}, decoded, in a local batch job. */
+    public static KeyedStates read(MemoryOperatorState state, int parallelism) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
         env.setParallelism(parallelism);
@@ -49,16 +45,14 @@ public final class KeyedMemoryReader {
         var keys = reader.readKeyedState(OperatorIdentifier.forUidHash(state.operatorIdHex()),
                 new Reader(state.states(), state.maxParallelism()),
                 new SerializerTypeInfo<>(state.keySerializer()), Types.STRING);
-        long n = 0;
-        try (BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8);
-                CloseableIterator<String> it = keys.executeAndCollect("flink-agents-memory inspect")) {
+        KeyedStates out = new KeyedStates();
+        ObjectMapper mapper = new ObjectMapper();
+        try (CloseableIterator<String> it = keys.executeAndCollect("flink-agents-memory inspect")) {
             while (it.hasNext()) {
-                w.write(it.next());
-                w.write('\n');
-                n++;
+                out.addDecoded((ObjectNode) mapper.readTree(it.next()));
             }
         }
-        return n;
+        return out;
     }
 
     /** The key as the runtime sees it: PyFlink's Row(key) unwrapped, as text. */

@@ -1,13 +1,7 @@
 package io.flinkagentsmemory.inspect;
 
-import java.io.BufferedWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.ListSerializer;
@@ -37,7 +31,8 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
  * savepoint restore operation (the one the heap and RocksDB backends restore savepoints with) and
  * the serializers the savepoint itself records: no local job, so no MiniCluster to start. Other
  * snapshot formats (a hashmap backend's retained checkpoint) go through {@link KeyedMemoryReader}.
- * Writes the same JSON lines as that reader.
+ * Only the keys are deserialised while opening; each entry's value stays the savepoint's bytes
+ * until its key is asked for, and then decodes to the same JSON as that reader's.
  */
 public final class SavepointKeyedStateReader {
 
@@ -58,8 +53,11 @@ public final class SavepointKeyedStateReader {
         return true;
     }
 
-    /** Writes one JSON line per key to {@code out}; returns how many keys. */
-    public static long dump(MemoryOperatorState state, Path out) throws Exception {
+    /**
+     * Reads which keys have which memory states; the entries stay raw, decoded when a key is asked
+     * for ({@link KeyedStates#states}).
+     */
+    public static KeyedStates read(MemoryOperatorState state) throws Exception {
         List<KeyedStateHandle> handles = new ArrayList<>();
         state.subtasks().values().forEach(s -> handles.addAll(s.getManagedKeyedState()));
         TypeSerializer<Object> keySerializer = state.keySerializer();
@@ -67,7 +65,7 @@ public final class SavepointKeyedStateReader {
         FullSnapshotRestoreOperation<Object> restore = new FullSnapshotRestoreOperation<>(
                 KeyGroupRange.of(0, state.maxParallelism() - 1), SavepointKeyedStateReader.class.getClassLoader(),
                 handles, StateSerializerProvider.fromNewRegisteredSerializer(keySerializer));
-        Map<String, ObjectNode> keys = new LinkedHashMap<>();
+        KeyedStates keys = new KeyedStates();
         ThrowingIterator<SavepointRestoreResult> results = restore.restore();
         while (results.hasNext()) {
             SavepointRestoreResult result = results.next();
@@ -89,13 +87,7 @@ public final class SavepointKeyedStateReader {
                 }
             }
         }
-        try (BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
-            for (ObjectNode line : keys.values()) {
-                w.write(MAPPER.writeValueAsString(line));
-                w.write('\n');
-            }
-        }
-        return keys.size();
+        return keys;
     }
 
     /** Decodes the entries of one memory state (a MAP or a LIST of strings); null for others. */
@@ -124,30 +116,32 @@ public final class SavepointKeyedStateReader {
                     ((ListSerializer<?>) value).getElementSerializer());
         }
 
-        void add(KeyGroupEntry entry, int prefixBytes, int keyGroup, Map<String, ObjectNode> keys) throws Exception {
-            DataInputDeserializer in = new DataInputDeserializer(entry.getKey());
+        /** Reads the entry's key (the map field stays in the bytes) and keeps the entry raw. */
+        void add(KeyGroupEntry entry, int prefixBytes, int keyGroup, KeyedStates keys) throws Exception {
+            byte[] keyBytes = entry.getKey();
+            DataInputDeserializer in = new DataInputDeserializer(keyBytes);
             CompositeKeySerializationUtils.readKeyGroup(prefixBytes, in);
             Object key = CompositeKeySerializationUtils.readKey(keySerializer, in, ambiguousKey);
             CompositeKeySerializationUtils.readNamespace(namespaceSerializer, in, ambiguousKey);
-            String text = KeyedMemoryReader.keyText(key);
-            ObjectNode line = keys.computeIfAbsent(text, k -> {
-                ObjectNode n = MAPPER.createObjectNode();
-                n.put("key", k);
-                n.put("key_group", keyGroup);
-                n.putObject("states");
-                return n;
-            });
-            ObjectNode states = (ObjectNode) line.get("states");
+            int fieldAt = in.getPosition();
+            byte[] valueBytes = entry.getValue();
+            keys.add(KeyedMemoryReader.keyText(key), keyGroup, name,
+                    states -> decode(keyBytes, fieldAt, valueBytes, states));
+        }
+
+        /** The entry into the key's decoded states: a map field, or a whole list. */
+        private void decode(byte[] keyBytes, int fieldAt, byte[] valueBytes, ObjectNode states) throws Exception {
             if (map) {
+                DataInputDeserializer in = new DataInputDeserializer(keyBytes, fieldAt, keyBytes.length - fieldAt);
                 String field = String.valueOf(userKeySerializer.deserialize(in));
-                DataInputDeserializer value = new DataInputDeserializer(entry.getValue());
+                DataInputDeserializer value = new DataInputDeserializer(valueBytes);
                 boolean isNull = value.readBoolean();
                 Object v = isNull ? null : unwrap(valueSerializer.deserialize(value));
                 ObjectNode node = states.has(name) ? (ObjectNode) states.get(name) : states.putObject(name);
                 node.put(field, v == null ? null : String.valueOf(v));
             } else {
                 ArrayNode node = states.has(name) ? (ArrayNode) states.get(name) : states.putArray(name);
-                for (Object element : LISTS.deserializeList(entry.getValue(), valueSerializer)) {
+                for (Object element : LISTS.deserializeList(valueBytes, valueSerializer)) {
                     node.add(String.valueOf(unwrap(element)));
                 }
             }
