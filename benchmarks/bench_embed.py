@@ -1,6 +1,7 @@
 """MiniLM (numpy backend) throughput inside a job against the same model outside Flink.
 
-    python -m benchmarks.bench_embed [--texts 640] [--batch 32]
+    python -m benchmarks.run --only bench_embed --reuse      (--quick: 64 texts)
+    make bench-embed BENCH_EMBED_ARGS="--texts 640 --batch 32"   (prints the JSON only)
 
 Outside: this process embeds the texts in batches. Inside: one job, parallelism 1, each event
 embeds one batch with ``ctx.memory.embed`` and reports the seconds the call took (so job
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from typing import Any
 
 from pyflink.common import Types
 
@@ -19,7 +21,11 @@ from flink_agents_memory import Agent, AgentsExecutionEnvironment, InputEvent, O
 from flink_agents_memory.memory.long_term import LongTermMemoryConfig
 from flink_agents_memory.models import MiniLMEmbedder
 
-from .common import bench_env, keyed_input
+from .common import bench_env, keyed_input, machine
+
+NAME = "embed"
+TITLE = "Embedding inside a job vs outside Flink (MiniLM, numpy)"
+COMMAND = "python -m benchmarks.run --only bench_embed --reuse"
 
 SENTENCE = ("we went hiking near the lake last summer and my sister brought her new dog "
             "who loved the water but hated the long drive back home that evening")
@@ -73,17 +79,41 @@ def in_job(n: int, batch: int) -> float:
     return sum(r["texts"] for r in rows) / sum(r["s"] for r in rows)
 
 
+def measure(n: int, batch: int) -> dict[str, Any]:
+    before = outside(n, batch)
+    job = in_job(n, batch)
+    after = outside(n, batch)
+    return {"texts": n, "batch": batch, "outside_per_s": [before, after], "in_job_per_s": job,
+            "ratio": job / ((before + after) / 2), "machine": machine()}
+
+
+def run(quick: bool) -> dict[str, Any]:
+    return measure(64, 32) if quick else measure(640, 32)
+
+
+def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    outside_mean = sum(r["outside_per_s"]) / 2
+    return [{"figure": f"MiniLM embedding throughput in a job vs outside Flink, {r['texts']} "
+                       f"texts in batches of {r['batch']}",
+             "ours": f"{r['in_job_per_s']:.1f} texts/s",
+             "peer": f"{outside_mean:.1f} texts/s (same model, this process)",
+             "ratio": r["ratio"], "target": ">= 0.8x", "met": r["ratio"] >= 0.8,
+             "command": COMMAND}]
+
+
+def markdown(r: dict[str, Any]) -> str:
+    before, after = r["outside_per_s"]
+    return (f"Outside Flink before the job {before:.1f} texts/s, after it {after:.1f}; inside the "
+            f"job (`ctx.memory.embed`, one batch of {r['batch']} per event, the call timed in "
+            f"the action) {r['in_job_per_s']:.1f} texts/s: {r['ratio']:.2f}x the mean outside.\n")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--texts", type=int, default=640)
     p.add_argument("--batch", type=int, default=32)
     a = p.parse_args()
-    before = outside(a.texts, a.batch)
-    job = in_job(a.texts, a.batch)
-    after = outside(a.texts, a.batch)
-    mean = (before + after) / 2
-    print(json.dumps({"texts": a.texts, "batch": a.batch, "outside_per_s": [before, after],
-                      "in_job_per_s": job, "ratio": job / mean}))
+    print(json.dumps(measure(a.texts, a.batch)))
 
 
 if __name__ == "__main__":
