@@ -26,7 +26,8 @@ import org.apache.lucene.index.TieredMergePolicy;
  *
  * <p>The fold takes the smallest segments whose committed bytes the budget can pay for: after a
  * bulk load that is the whole index (searched as one segment), after a small burst on a big
- * index only the small segments, never the big one again. Lucene seeds a merged graph with its
+ * index only the small segments, never the big one again. An index opened (restored) with
+ * several segments may fold them once ({@link MergeBudget#trySpendFold}). Lucene seeds a merged graph with its
  * largest input's graph and inserts only the others' vectors; that reuse needs the largest
  * segment to have no deletions, so when it has some it is not folded (rebuilding the big graph
  * costs minutes of CPU, and tiered merging reclaims its deletions once they pass its threshold).
@@ -70,7 +71,7 @@ final class FoldingMergePolicy extends FilterMergePolicy {
         }
         foldWanted = false;
         List<SegmentCommitInfo> fold = affordablePrefix(smallestFirst(foldable(infos, context)));
-        if (fold.size() < 2 || !budget.trySpend(fold)) {
+        if (fold.size() < 2 || !budget.trySpendFold(fold)) {
             return null;
         }
         MergeSpecification spec = new MergeSpecification();
@@ -109,7 +110,7 @@ final class FoldingMergePolicy extends FilterMergePolicy {
         List<SegmentCommitInfo> out = new ArrayList<>();
         for (SegmentCommitInfo s : segments) {
             out.add(s);
-            if (budget.cost(out) > budget.available()) {
+            if (budget.cost(out) > budget.foldAvailable()) {
                 out.remove(out.size() - 1);
                 break;
             }

@@ -25,7 +25,10 @@ import org.apache.lucene.index.SegmentInfos;
  * bytes stay under about {@code 1 + CREDIT} times the bytes flushed. Credit lasts
  * {@link #WINDOW} commits: a bulk load's credit is not spent later on rewriting what it loaded,
  * so no checkpoint uploads more than {@code CREDIT} times what the last {@code WINDOW} flushed on
- * top of its own new documents. Segments the index was opened with (restored) earn nothing.
+ * top of its own new documents. Segments the index was opened with (restored) earn nothing,
+ * except that an index opened with several segments may fold them once ({@link #trySpendFold}):
+ * one upload of it again, against a search that would pay for each segment until writes earned
+ * enough to merge them.
  * Pure bookkeeping; the writer's threads share it.
  */
 final class MergeBudget {
@@ -46,6 +49,8 @@ final class MergeBudget {
     /** Bytes of the segments merges were handed, by name, while those segments exist. */
     private final Map<String, Long> merging = new HashMap<>();
     private double available;
+    /** The one fold an index opened with several segments may make of them. */
+    private double openedFoldCredit;
     /** Bytes flushed since the last commit, and in each of the last {@link #WINDOW} commits. */
     private long flushedSinceCommit;
     private final ArrayDeque<Long> flushedPerCommit = new ArrayDeque<>();
@@ -96,6 +101,23 @@ final class MergeBudget {
         return available;
     }
 
+    /** What a fold may spend: the budget, plus the opened index's one fold. */
+    synchronized double foldAvailable() {
+        return available + openedFoldCredit;
+    }
+
+    /** As {@link #trySpend} for a fold, which may use the opened index's one fold first. */
+    synchronized boolean trySpendFold(Collection<SegmentCommitInfo> segments) {
+        long bytes = cost(segments);
+        if (bytes > foldAvailable()) {
+            return false;
+        }
+        double fromOpened = Math.min(openedFoldCredit, bytes);
+        openedFoldCredit = 0;
+        available += fromOpened;
+        return trySpend(segments);
+    }
+
     /**
      * {@code delegate}, telling this budget which segments each commit holds (and, when the
      * writer opens, that the segments it was opened with are neither new nor free to rewrite).
@@ -105,10 +127,16 @@ final class MergeBudget {
             @Override
             public void onInit(List<? extends IndexCommit> commits) throws IOException {
                 if (!commits.isEmpty()) {
-                    Set<String> names = segmentNames(commits.get(commits.size() - 1));
+                    IndexCommit last = commits.get(commits.size() - 1);
+                    Set<String> names = segmentNames(last);
+                    long bytes = 0;
+                    for (String file : last.getFileNames()) {
+                        bytes += last.getDirectory().fileLength(file);
+                    }
                     synchronized (MergeBudget.this) {
                         seen.addAll(names);
                         committed = names;
+                        openedFoldCredit = names.size() > 1 ? bytes : 0;
                     }
                 }
                 delegate.onInit(commits);

@@ -86,6 +86,25 @@ class MergeBudgetTest {
                 SegmentCommitInfo restored = infos.info(0);
                 assertEquals(MergeBudget.bytes(restored), budget.cost(List.of(restored)));
                 assertFalse(budget.trySpend(List.of(restored)));
+                assertFalse(budget.trySpendFold(List.of(restored)), "one segment: nothing to fold");
+            }
+        }
+    }
+
+    @Test
+    void anIndexOpenedWithSeveralSegmentsMayFoldThemOnce() throws Exception {
+        try (ByteBuffersDirectory dir = new ByteBuffersDirectory()) {
+            try (IndexWriter writer = writer(dir, new MergeBudget())) {
+                flushSegment(writer, 0);
+                flushSegment(writer, 100);
+            }
+            MergeBudget budget = new MergeBudget();
+            try (IndexWriter writer = writer(dir, budget)) {
+                SegmentInfos infos = infos(writer);
+                budget.observe(infos);
+                assertFalse(budget.trySpend(infos.asList()), "merges earn nothing from restored segments");
+                assertTrue(budget.trySpendFold(infos.asList()));
+                assertFalse(budget.trySpendFold(infos.asList()), "once");
             }
         }
     }
