@@ -105,7 +105,8 @@ def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
         {"figure": f"search p95 (py4j) settled, same index before the stream "
                    f"({s['settled_segments']} segment(s))",
          "ours": f"{settled / 1000:.2f} ms", "peer": "-", "ratio": None,
-         "target": "p95 <= 2 ms", "met": settled <= 2000, "command": COMMAND},
+         "target": "(reported; the settled <= 2 ms target is bench_ltm's in-job row)",
+         "met": None, "command": COMMAND},
     ]
 
 
