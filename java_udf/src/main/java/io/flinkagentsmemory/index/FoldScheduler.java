@@ -3,18 +3,21 @@ package io.flinkagentsmemory.index;
 import java.io.IOException;
 import java.util.function.LongSupplier;
 
+import org.apache.lucene.index.IndexDeletionPolicy;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 
 /**
  * When an index's segments are merged: Lucene's tiered merges in the background while it is
- * written, and one fold of all segments into one once it has had no write for the quiet period
+ * written, and one fold of its segments into one once it has had no write for the quiet period
  * (asked for at a read, at most once per quiet period; a write cancels a fold not yet started).
- * See {@link FoldingMergePolicy} for why a kNN index wants one segment.
+ * See {@link FoldingMergePolicy} for why a kNN index wants one segment, and {@link MergeBudget}
+ * for why merges may rewrite only so much of what checkpoints have uploaded.
  */
 final class FoldScheduler {
 
-    private final FoldingMergePolicy merges = FoldingMergePolicy.withTieredDefaults();
+    private final MergeBudget budget = new MergeBudget();
+    private final FoldingMergePolicy merges = FoldingMergePolicy.withTieredDefaults(budget);
     private final MergeSignallingScheduler mergeScheduler = new MergeSignallingScheduler();
     private final long quietNanos;
     private final LongSupplier nanoClock;
@@ -36,9 +39,13 @@ final class FoldScheduler {
         this.lastWriteNanos = nanoClock.getAsLong();
     }
 
-    /** Sets the merge policy and scheduler this class steers on the index's writer config. */
-    IndexWriterConfig configure(IndexWriterConfig config) {
-        return config.setMergePolicy(merges).setMergeScheduler(mergeScheduler);
+    /**
+     * Sets the merge policy and scheduler this class steers on the index's writer config, and
+     * {@code deletionPolicy}, through which the merge budget learns what each commit holds.
+     */
+    IndexWriterConfig configure(IndexWriterConfig config, IndexDeletionPolicy deletionPolicy) {
+        return config.setMergePolicy(merges).setMergeScheduler(mergeScheduler)
+                .setIndexDeletionPolicy(budget.tracking(deletionPolicy));
     }
 
     /** After every write: the index is not quiet, so no fold under writes. */

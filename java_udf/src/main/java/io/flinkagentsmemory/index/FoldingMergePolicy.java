@@ -12,36 +12,43 @@ import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.index.TieredMergePolicy;
 
 /**
- * Lucene's tiered merging while the index is written, plus one "fold" of the remaining segments
- * into one once the index has gone quiet ({@link #requestFold()}).
+ * Lucene's tiered merging while the index is written, plus one "fold" of segments into one once
+ * the index has gone quiet ({@link #requestFold()}), both within a {@link MergeBudget}.
  *
- * <p>Every segment has its own HNSW graph and a kNN query searches each of them. Tiered merging
- * refuses a merge that does not grow its biggest input by half (against quadratic rewriting
- * under steady writes), so a 100k-vector index loaded in small runs keeps 3 to 5 segments, and
- * a search pays for each. A fold while nothing is written costs one rewrite of the largest
- * segment's files, but Lucene seeds the merged graph with the largest segment's graph and
- * inserts only the other segments' vectors. That reuse needs the largest segment to have no deletions, so when it has
- * some, only the other segments are folded (into one beside it): rebuilding the big graph costs
- * minutes of CPU, and tiered merging reclaims its deletions once they pass its threshold.
+ * <p>Every segment has its own HNSW graph and a kNN query searches each of them, so fewer
+ * segments search faster; but every merged segment is new files that the next incremental
+ * checkpoint uploads, so rewriting committed segments multiplies checkpoint bytes. Tiered
+ * merging here is log-structured ({@link #SEGMENTS_PER_TIER} segments of a size before they are
+ * merged into one of the next size): each document is rewritten about once per tier, and the
+ * big segments are rarely touched. A merge tiered merging wants that the budget cannot pay for
+ * waits, and the segments without the largest are tried instead, so small segments (cheap, and
+ * free while no checkpoint has uploaded them) go on merging.
+ *
+ * <p>The fold takes the smallest segments whose committed bytes the budget can pay for: after a
+ * bulk load that is the whole index (searched as one segment), after a small burst on a big
+ * index only the small segments, never the big one again. An index opened (restored) with
+ * several segments may fold them once ({@link MergeBudget#trySpendFold}). Lucene seeds a merged graph with its
+ * largest input's graph and inserts only the others' vectors; that reuse needs the largest
+ * segment to have no deletions, so when it has some it is not folded (rebuilding the big graph
+ * costs minutes of CPU, and tiered merging reclaims its deletions once they pass its threshold).
  */
 final class FoldingMergePolicy extends FilterMergePolicy {
 
     /**
-     * At 100k vectors in one key, 65 segments (Lucene's default merge policy under per-run
-     * refreshes) cost ~30 ms per kNN query against ~1.5 ms for one or two. So segments up to this
-     * size all count as equal ("floor") and {@link #SEGMENTS_PER_TIER} are allowed per tier.
-     * Lucene still refuses a merge that does not grow its biggest input by half (no quadratic
-     * rewriting), so while it is written the index keeps a few segments of falling sizes; once
-     * quiet for {@link KeyGroupIndex#DEFAULT_QUIET_MILLIS} they are folded into one.
+     * Segments up to this size count as equal: a stream of small flushes is merged ten at a
+     * time instead of each into a growing one (which would rewrite it for every few documents).
      */
-    static final double FLOOR_SEGMENT_MB = 1024;
+    static final double FLOOR_SEGMENT_MB = 0.5;
 
-    static final double SEGMENTS_PER_TIER = 2;
+    /** Segments of one size before they merge; each tier rewrites a document once. */
+    static final double SEGMENTS_PER_TIER = 10;
 
+    private final MergeBudget budget;
     private volatile boolean foldWanted;
 
-    FoldingMergePolicy(TieredMergePolicy tiered) {
+    FoldingMergePolicy(TieredMergePolicy tiered, MergeBudget budget) {
         super(tiered);
+        this.budget = budget;
     }
 
     /** Folds at the next merge check once no merge is running (at most one fold per request). */
@@ -57,18 +64,58 @@ final class FoldingMergePolicy extends FilterMergePolicy {
     @Override
     public MergeSpecification findMerges(MergeTrigger trigger, SegmentInfos infos, MergeContext context)
             throws IOException {
-        MergeSpecification tiered = super.findMerges(trigger, infos, context);
+        budget.observe(infos);
+        MergeSpecification tiered = affordable(trigger, infos, context);
         if (tiered != null || !foldWanted || !context.getMergingSegments().isEmpty()) {
             return tiered;
         }
         foldWanted = false;
-        List<SegmentCommitInfo> fold = foldable(infos, context);
-        if (fold.size() < 2) {
+        List<SegmentCommitInfo> fold = affordablePrefix(smallestFirst(foldable(infos, context)));
+        if (fold.size() < 2 || !budget.trySpendFold(fold)) {
             return null;
         }
         MergeSpecification spec = new MergeSpecification();
         spec.add(new OneMerge(fold));
         return spec;
+    }
+
+    /**
+     * Tiered merging's choice if the budget pays for it; else its choice among the segments
+     * left without the largest ones, so a big merge waits until new documents have paid for it.
+     */
+    private MergeSpecification affordable(MergeTrigger trigger, SegmentInfos infos, MergeContext context)
+            throws IOException {
+        List<SegmentCommitInfo> candidates = new ArrayList<>(infos.asList());
+        while (candidates.size() >= 2) {
+            MergeSpecification spec = super.findMerges(trigger, subset(infos, candidates), context);
+            if (spec == null) {
+                return null;
+            }
+            List<SegmentCommitInfo> merged = new ArrayList<>();
+            for (OneMerge merge : spec.merges) {
+                merged.addAll(merge.segments);
+            }
+            if (budget.trySpend(merged)) {
+                return spec;
+            }
+            candidates.remove(candidates.stream()
+                    .max(Comparator.comparingLong(MergeBudget::bytes))
+                    .orElseThrow());
+        }
+        return null;
+    }
+
+    /** The leading segments whose committed bytes the budget holds. */
+    private List<SegmentCommitInfo> affordablePrefix(List<SegmentCommitInfo> segments) {
+        List<SegmentCommitInfo> out = new ArrayList<>();
+        for (SegmentCommitInfo s : segments) {
+            out.add(s);
+            if (budget.cost(out) > budget.foldAvailable()) {
+                out.remove(out.size() - 1);
+                break;
+            }
+        }
+        return out;
     }
 
     /** All segments, less the largest one if it has deletions. */
@@ -87,11 +134,29 @@ final class FoldingMergePolicy extends FilterMergePolicy {
         return segments;
     }
 
-    /** Tiered merging with {@link #FLOOR_SEGMENT_MB} and {@link #SEGMENTS_PER_TIER}. */
-    static FoldingMergePolicy withTieredDefaults() {
+    private static List<SegmentCommitInfo> smallestFirst(List<SegmentCommitInfo> segments) {
+        List<SegmentCommitInfo> sorted = new ArrayList<>(segments);
+        sorted.sort(Comparator.comparingLong(MergeBudget::bytes));
+        return sorted;
+    }
+
+    /** {@code infos} holding only {@code segments} (the same instances: the writer checks identity). */
+    private static SegmentInfos subset(SegmentInfos infos, List<SegmentCommitInfo> segments) {
+        if (segments.size() == infos.size()) {
+            return infos;
+        }
+        SegmentInfos out = new SegmentInfos(infos.getIndexCreatedVersionMajor());
+        for (SegmentCommitInfo s : segments) {
+            out.add(s);
+        }
+        return out;
+    }
+
+    /** Tiered merging with {@link #FLOOR_SEGMENT_MB} and {@link #SEGMENTS_PER_TIER}, within {@code budget}. */
+    static FoldingMergePolicy withTieredDefaults(MergeBudget budget) {
         TieredMergePolicy tiered = new TieredMergePolicy();
         tiered.setFloorSegmentMB(FLOOR_SEGMENT_MB);
         tiered.setSegmentsPerTier(SEGMENTS_PER_TIER);
-        return new FoldingMergePolicy(tiered);
+        return new FoldingMergePolicy(tiered, budget);
     }
 }

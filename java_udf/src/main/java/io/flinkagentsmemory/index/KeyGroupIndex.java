@@ -72,10 +72,9 @@ public final class KeyGroupIndex implements Closeable {
         this.keyGroup = keyGroup;
         this.directory = directory;
         this.folds = new FoldScheduler(quietMillis);
-        IndexWriterConfig config = folds.configure(new IndexWriterConfig(analyzer))
+        IndexWriterConfig config = folds.configure(new IndexWriterConfig(analyzer), pins.deletionPolicy())
                 .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
                 .setRAMBufferSizeMB(ramBufferMb)
-                .setIndexDeletionPolicy(pins.deletionPolicy())
                 .setSimilarity(Ranker.BM25);
         this.writer = new IndexWriter(directory, config);
         // A new index needs a first commit, or there is nothing to snapshot.

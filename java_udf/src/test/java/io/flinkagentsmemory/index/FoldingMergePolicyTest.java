@@ -4,18 +4,26 @@ import static io.flinkagentsmemory.index.TestDocs.doc;
 import static io.flinkagentsmemory.index.TestDocs.unitVector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+
+import org.apache.lucene.index.IndexCommit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Quiet indexes fold into one segment (a kNN query searches every segment's graph); a largest
- * segment with deletions is left as it is (its graph could not be reused).
+ * segment with deletions is left as it is (its graph could not be reused), and so is a restored
+ * segment the merge budget cannot pay for; checkpoints under a steady stream stay near the bytes
+ * added.
  */
 class FoldingMergePolicyTest {
 
@@ -29,11 +37,11 @@ class FoldingMergePolicyTest {
     private final Random random = new Random(7);
 
     @Test
-    void tieredMergingAloneLeavesTwoSegments() throws Exception {
+    void tieredMergingAloneRewritesNothingWithinATier() throws Exception {
         try (KeyGroupIndex index = KeyGroupIndex.open(dir, KG, 8, NEVER_QUIET)) {
             bigThenSmallRuns(index, false);
             index.awaitMerges();
-            assertEquals(2, index.segmentCount(), "tiered merging keeps the big segment apart");
+            assertEquals(4, index.segmentCount(), "the big segment and three runs, fewer than a tier");
             assertEquals(2030, index.count("alice", 0));
         }
     }
@@ -61,6 +69,72 @@ class FoldingMergePolicyTest {
             index.awaitMerges();
             assertEquals(2, index.segmentCount(), "the small segments are folded beside the big one");
             assertEquals(2029, index.count("alice", 0));
+        }
+    }
+
+    @Test
+    void aFoldAfterARestartLeavesTheBigSegmentsFilesAlone() throws Exception {
+        try (KeyGroupIndex index = KeyGroupIndex.open(dir, KG, 8, NEVER_QUIET)) {
+            List<MemoryDocument> big = new ArrayList<>();
+            for (int i = 0; i < 2000; i++) {
+                big.add(doc(idOf(i), "alice", KG, "m" + i, unitVector(random, DIM)));
+            }
+            index.addAll(big);
+        }
+        try (KeyGroupIndex index = KeyGroupIndex.open(dir, KG, 8, 0)) {
+            Set<String> restored = committedSizes(index).keySet();
+            restored.removeIf(name -> name.startsWith("segments"));
+            for (int run = 0; run < 3; run++) {
+                List<MemoryDocument> small = new ArrayList<>();
+                for (int j = 0; j < 10; j++) {
+                    small.add(doc("s" + run + "-" + j, "alice", KG, "s", unitVector(random, DIM)));
+                }
+                index.addAll(small);
+                index.count("alice", 0);
+                committedSizes(index);
+            }
+            index.awaitMerges();
+            assertEquals(2, index.segmentCount(), "the runs are folded beside the restored segment");
+            Set<String> after = committedSizes(index).keySet();
+            assertTrue(after.containsAll(restored), "restored files rewritten: " + restored + " " + after);
+            assertEquals(2030, index.count("alice", 0));
+        }
+    }
+
+    @Test
+    void checkpointsUnderASteadyStreamUploadAtMostThreeTimesTheBytesAdded() throws Exception {
+        int dim = 256;
+        try (KeyGroupIndex index = KeyGroupIndex.open(dir, KG, 8, NEVER_QUIET)) {
+            List<MemoryDocument> load = new ArrayList<>();
+            for (int i = 0; i < 2000; i++) {
+                load.add(doc(idOf(i), "alice", KG, "m" + i, unitVector(random, dim)));
+            }
+            index.addAll(load);
+            Map<String, Long> previous = committedSizes(index);
+            double uploaded = 0;
+            double added = 0;
+            int next = load.size();
+            for (int checkpoint = 0; checkpoint < 120; checkpoint++) {
+                List<MemoryDocument> run = new ArrayList<>();
+                for (int j = 0; j < 30; j++, next++) {
+                    run.add(doc(idOf(next), "alice", KG, "m" + next, unitVector(random, dim)));
+                }
+                index.addAll(run);
+                index.count("alice", 0);
+                Map<String, Long> now = committedSizes(index);
+                for (Map.Entry<String, Long> f : now.entrySet()) {
+                    if (!previous.containsKey(f.getKey())) {
+                        uploaded += f.getValue();
+                    }
+                }
+                added += run.size() * (double) now.values().stream().mapToLong(Long::longValue).sum() / next;
+                previous = now;
+            }
+            // New documents are uploaded once, plus what merges rewrote of earlier checkpoints.
+            double ratio = uploaded / added;
+            assertTrue(ratio <= 3, "checkpoint bytes / bytes added: " + ratio);
+            assertTrue(index.segmentCount() <= 2 * FoldingMergePolicy.SEGMENTS_PER_TIER,
+                    "merges still run: " + index.segmentCount() + " segments");
         }
     }
 
@@ -99,6 +173,20 @@ class FoldingMergePolicyTest {
             index.count("alice", 0);
         }
         return vectors;
+    }
+
+    /** A checkpoint's commit: its files and their sizes. */
+    private static Map<String, Long> committedSizes(KeyGroupIndex index) throws Exception {
+        IndexCommit commit = index.acquireCommit();
+        try {
+            Map<String, Long> sizes = new HashMap<>();
+            for (String name : commit.getFileNames()) {
+                sizes.put(name, index.directory().fileLength(name));
+            }
+            return sizes;
+        } finally {
+            index.releaseCommit(commit);
+        }
     }
 
     private static String idOf(int i) {
