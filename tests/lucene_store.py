@@ -9,7 +9,10 @@ from typing import Any
 from pyflink.java_gateway import get_gateway
 from pyflink.util.java_utils import add_jars_to_context_class_loader
 
+from flink_agents_memory import InputEvent, OutputEvent, action
 from flink_agents_memory.agent import Agent
+from flink_agents_memory.memory.long_term import LongTermMemoryConfig
+from flink_agents_memory.models import HashingEmbedder
 from flink_agents_memory.runtime.config import AgentConfig
 from flink_agents_memory.runtime.jars import operator_jar
 from flink_agents_memory.runtime.local import LocalAgentRunner
@@ -48,3 +51,14 @@ class LuceneRunner(LocalAgentRunner):
     def _use_key(self, key: Any) -> None:
         self.lucene.set_key(str(key))
         super()._use_key(key)
+
+
+class CallAgent(Agent):
+    """Runs the callable given as input against ctx, and outputs its result."""
+
+    long_term_memory = LongTermMemoryConfig(embedder=HashingEmbedder(64))
+
+    @action(InputEvent)
+    @staticmethod
+    def call(event, ctx):
+        ctx.send_event(OutputEvent(output=event.input(ctx)))

@@ -12,24 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from llm_server import ScriptedLLMServer
-from lucene_store import LuceneRunner, LuceneStore
+from lucene_store import CallAgent, LuceneRunner, LuceneStore
 
-from flink_agents_memory import Agent, InputEvent, OutputEvent, action
 from flink_agents_memory.errors import ActionFailedError
 from flink_agents_memory.memory.items import MemoryItem
 from flink_agents_memory.memory.long_term import LongTermMemoryConfig
 from flink_agents_memory.models import HashingEmbedder, OpenAICompatibleLLM
-
-
-class Call(Agent):
-    """Runs the callable given as input against ctx, and outputs its result."""
-
-    long_term_memory = LongTermMemoryConfig(embedder=HashingEmbedder(64))
-
-    @action(InputEvent)
-    @staticmethod
-    def call(event, ctx):
-        ctx.send_event(OutputEvent(output=event.input(ctx)))
 
 
 class Clock:
@@ -41,7 +29,7 @@ class Clock:
 
 
 def runner_for(lucene, agent=None, clock=None):
-    return LuceneRunner(agent or Call(), lucene, clock=clock or Clock())
+    return LuceneRunner(agent or CallAgent(), lucene, clock=clock or Clock())
 
 
 def do(runner, key, fn):
@@ -86,7 +74,7 @@ def test_history_and_audit_trail(lucene):
 
 
 def test_ttl_and_max_items_per_key(lucene):
-    class Limited(Call):
+    class Limited(CallAgent):
         long_term_memory = LongTermMemoryConfig(embedder=HashingEmbedder(64), ttl_ms=1000,
                                                 max_items_per_key=3)
 
@@ -141,13 +129,13 @@ def test_bad_input_is_clear_and_stores_nothing(lucene):
         with pytest.raises(ActionFailedError, match=message):
             r.run("k", fn)
 
-    class Wrong(Call):
+    class Wrong(CallAgent):
         long_term_memory = LongTermMemoryConfig(embedder=WrongDim())
 
     with pytest.raises(ActionFailedError, match="returned shape"):
         runner_for(lucene, Wrong()).run("k", lambda c: c.memory.search("x"))
 
-    class OtherDim(Call):
+    class OtherDim(CallAgent):
         long_term_memory = LongTermMemoryConfig(embedder=HashingEmbedder(32))
 
     with pytest.raises(Exception, match="does not match the index's dimension"):
@@ -183,7 +171,7 @@ def test_add_messages_without_inference_deduplicates(lucene):
 
 def test_add_messages_pipeline_with_scripted_llm(lucene, caplog):
     with ScriptedLLMServer() as llm:
-        class Inferring(Call):
+        class Inferring(CallAgent):
             long_term_memory = LongTermMemoryConfig(
                 embedder=HashingEmbedder(64),
                 llm=OpenAICompatibleLLM(llm.url, "scripted", api_key="sk-secret", retries=1))

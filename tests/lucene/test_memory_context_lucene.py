@@ -3,21 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from lucene_store import LuceneRunner
+from lucene_store import CallAgent, LuceneRunner
 
-from flink_agents_memory import Agent, InputEvent, OutputEvent, action
 from flink_agents_memory.errors import ActionFailedError
-from flink_agents_memory.memory.long_term import LongTermMemoryConfig
-from flink_agents_memory.models import HashingEmbedder
-
-
-class Call(Agent):
-    long_term_memory = LongTermMemoryConfig(embedder=HashingEmbedder(64))
-
-    @action(InputEvent)
-    @staticmethod
-    def call(event, ctx):
-        ctx.send_event(OutputEvent(output=event.input(ctx)))
 
 
 def do(runner, fn):
@@ -25,7 +13,7 @@ def do(runner, fn):
 
 
 def test_context_words_find_the_memory_which_keeps_its_own_text(lucene):
-    r = LuceneRunner(Call(), lucene)
+    r = LuceneRunner(CallAgent(), lucene)
     reply = do(r, lambda c: c.memory.add("Bob: it was great, we loved the food",
                                          context="Ann: how was your trip to Lisbon?"))
     do(r, lambda c: c.memory.add("Bob: I am cooking pasta tonight"))
@@ -41,7 +29,7 @@ def test_context_words_find_the_memory_which_keeps_its_own_text(lucene):
 
 
 def test_bad_context_is_a_clear_error_and_stores_nothing(lucene):
-    r = LuceneRunner(Call(), lucene)
+    r = LuceneRunner(CallAgent(), lucene)
     with pytest.raises(ActionFailedError, match="context must be a str or None"):
         r.run("alice", lambda c: c.memory.add("text", context=["a", "b"]))
     with pytest.raises(ActionFailedError, match="over max_context_bytes"):

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from lucene_store import LuceneRunner
+from lucene_store import CallAgent, LuceneRunner
 
-from flink_agents_memory import Agent, InputEvent, OutputEvent, action
 from flink_agents_memory.errors import ActionFailedError, FlinkAgentsMemoryError
 from flink_agents_memory.memory.long_term import LongTermMemoryConfig
 from flink_agents_memory.memory.query import keyword_query
@@ -16,21 +15,12 @@ MEMORIES = ["I drink green tea every morning", "My dog Rex loves the park",
             "Green tea and jasmine taste best", "The quarterly report is due"]
 
 
-class Call(Agent):
-    long_term_memory = LongTermMemoryConfig(embedder=HashingEmbedder(64))
-
-    @action(InputEvent)
-    @staticmethod
-    def call(event, ctx):
-        ctx.send_event(OutputEvent(output=event.input(ctx)))
-
-
 def do(runner, fn):
     return runner.run("alice", fn)[0]
 
 
 def loaded(lucene, agent=None):
-    r = LuceneRunner(agent or Call(), lucene)
+    r = LuceneRunner(agent or CallAgent(), lucene)
     for text in MEMORIES:
         do(r, lambda c, t=text: c.memory.add(t))
     return r
@@ -96,7 +86,7 @@ def test_bad_embedder_output_fails_the_run_and_leaves_the_index_intact(lucene, e
     r = loaded(lucene)
     before = sorted(m.memory for m in do(r, lambda c: c.memory.get_all()))
 
-    class Bad(Call):
+    class Bad(CallAgent):
         long_term_memory = LongTermMemoryConfig(embedder=embedder)
 
     bad = LuceneRunner(Bad(), lucene)
