@@ -115,9 +115,7 @@ class LongTermMemory(MemoryAPI):
         if item.id and self._exists(memory_id):
             raise MemoryValueError(f"memory '{memory_id}' already exists; use update()")
         now = self._now_ms()
-        doc = {"id": memory_id, "memory": text, "metadata": meta, "hash": content_hash(text),
-               "created_at": item.created_at or iso_utc(now), "updated_at": iso_utc(now),
-               "expires_at": now + self.config.ttl_ms if self.config.ttl_ms else None}
+        doc = self._new_document(memory_id, text, meta, now, item.created_at)
         if extra is not None:
             doc["context"] = extra
         self._write("add", memory_id, doc)
@@ -260,9 +258,7 @@ class LongTermMemory(MemoryAPI):
             memory_id = self._new_id()
         check_memory_id(memory_id, self.limits)
         now = self._now_ms()
-        doc = {"id": memory_id, "memory": text, "metadata": meta, "hash": content_hash(text),
-               "created_at": iso_utc(now), "updated_at": iso_utc(now),
-               "expires_at": now + self.config.ttl_ms if self.config.ttl_ms else None}
+        doc = self._new_document(memory_id, text, meta, now)
         self._write("add", memory_id, doc, by_user=False)
         self._audit.record(memory_id, "ADD", None, text, now, actor)
         self._recent.append(_item(doc))
@@ -286,6 +282,14 @@ class LongTermMemory(MemoryAPI):
         new.pop("score", None)
         self._write("update", doc["id"], new, by_user=False)
         self._audit.record(doc["id"], "UPDATE", doc["memory"], text, now, actor)
+
+    def _new_document(self, memory_id: str, text: str, meta: dict[str, Any], now: int,
+                      created_at: str | None = None) -> dict[str, Any]:
+        """The document of a new memory: created now unless the caller dated it, expiring
+        after the configured TTL."""
+        return {"id": memory_id, "memory": text, "metadata": meta, "hash": content_hash(text),
+                "created_at": created_at or iso_utc(now), "updated_at": iso_utc(now),
+                "expires_at": now + self.config.ttl_ms if self.config.ttl_ms else None}
 
     def find_by_hash(self, text: str) -> str | None:
         h = content_hash(text)
