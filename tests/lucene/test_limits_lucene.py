@@ -9,9 +9,9 @@ import itertools
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from lucene_store import LuceneRunner
+from lucene_store import CallAgent, LuceneRunner
 
-from flink_agents_memory import Agent, AgentConfig, InputEvent, MemoryItem, OutputEvent, action
+from flink_agents_memory import AgentConfig, MemoryItem
 from flink_agents_memory.errors import ActionFailedError, MemoryValueError
 from flink_agents_memory.memory.limits import LUCENE_MAX_TERM_BYTES
 from flink_agents_memory.memory.long_term import LongTermMemoryConfig
@@ -19,13 +19,8 @@ from flink_agents_memory.models import HashingEmbedder
 from flink_agents_memory.runtime.executor import DeadLetter
 
 
-class Call(Agent):
+class Call(CallAgent):
     long_term_memory = LongTermMemoryConfig(embedder=HashingEmbedder(16))
-
-    @action(InputEvent)
-    @staticmethod
-    def call(event, ctx):
-        ctx.send_event(OutputEvent(output=event.input(ctx)))
 
 
 def everything(ctx):
