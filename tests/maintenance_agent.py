@@ -2,9 +2,16 @@
 
 The input comes in windows: each key writes (near-duplicate facts, so consolidation merges)
 and searches (accesses, so forgetting keeps what is used); then a ``tick`` element moves the
-watermark past every pending timer, and the source pauses so the passes run before the next
-window. Every element reports a digest of its key's memory, so a run that failed and restored
-must report exactly what the failure-free oracle (LuceneRunner, no Flink) reports.
+watermark past every pending timer, and a ``wake`` element with the tick's time follows it.
+The source pauses before the wake and before the next window, so the passes run before the
+next window. Every element reports a digest of its key's memory, so a run that failed and
+restored must report exactly what the failure-free oracle (LuceneRunner, no Flink) reports.
+
+Why the wake: Flink does not checkpoint watermarks. A checkpoint whose barrier follows a tick
+but precedes the tick's (periodic) watermark holds the tick's passes as pending timers, and a
+job restored from it sees no watermark until the next element has passed the agent. The wake
+is that next element: it writes nothing, and its watermark fires the restored timers before
+the window's first digest.
 """
 
 from __future__ import annotations
@@ -34,14 +41,16 @@ FACTS = ["likes green tea", "plays chess on sundays", "has a dog named rex", "Li
 
 
 def inputs(keys: int, windows: int, per_window: int) -> list[str]:
-    """``key|seq|ts`` lines: windows of writes, a tick after each, a final report per key."""
+    """``key|seq|ts`` lines: windows of writes, a tick and a wake after each, a final report
+    per key."""
     lines, seq = [], 0
     for w in range(windows):
         for j in range(per_window):
             lines.append(f"k{seq % keys}|{seq}|{w * PERIOD + j * 50}")
             seq += 1
         lines.append(f"tick|{seq}|{w * PERIOD + 8_000}")
-        seq += 1
+        lines.append(f"wake|{seq + 1}|{w * PERIOD + 8_000}")
+        seq += 2
     for k in range(keys):
         lines.append(f"k{k}|{seq}|{windows * PERIOD + k}")
         seq += 1
@@ -89,7 +98,7 @@ class MaintainedAgent(Agent):
     @staticmethod
     def remember(event, ctx):
         key, seq_text, _ = event.input.split("|")
-        if key == "tick":
+        if key in ("tick", "wake"):
             return
         seq = int(seq_text)
         memory = ctx.memory
@@ -118,7 +127,7 @@ def oracle(lines: list[str], index_dir: Path) -> dict[int, dict]:
         digests = {}
         for line in lines:
             key, seq, ts = line.split("|")
-            if key == "tick":
+            if key in ("tick", "wake"):
                 runner.fire_timers(int(ts) - 1)
                 continue
             now[0] = int(ts)

@@ -17,7 +17,7 @@ from pyflink.datastream.connectors.number_seq import NumberSequenceSource
 from flink_agents_memory import AgentConfig, AgentsExecutionEnvironment
 from flink_agents_memory.errors import ConfigurationError
 
-PAUSE_S = 0.4  # after a tick: many watermark intervals, so the passes run before what follows
+PAUSE_S = 0.4  # before a wake and after it: many watermark intervals, so the passes run first
 
 
 class InputTime(TimestampAssigner):
@@ -41,7 +41,8 @@ def test_a_crash_mid_maintenance_restores_to_the_failure_free_result(tmp_path, b
 
     def source(env):
         def label(i: int) -> str:
-            time.sleep(PAUSE_S if i and lines[i - 1].startswith("tick|") else 0.02)
+            pause = lines[i].startswith("wake|") or (i and lines[i - 1].startswith("wake|"))
+            time.sleep(PAUSE_S if pause else 0.02)
             return lines[i]
 
         # the pause throttles the source (chained to it); rebalance() puts the watermark
