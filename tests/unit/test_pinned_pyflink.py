@@ -65,3 +65,48 @@ def test_java_state_of_anything_else_is_none():
         _state = "not a PyFlink wrapper"
 
     assert internals.java_state(OwnState()) is None
+
+
+def test_process_mode_operators_finds_a_map_built_before_thread_mode():
+    """The transformation walk (``_j_data_stream``, operator factories) still sees how
+    PyFlink 2.3 builds a Python map: a process-mode operator before thread mode is set, none
+    after."""
+    from pyflink.common import Configuration, Types
+    from pyflink.datastream import StreamExecutionEnvironment
+
+    from flink_agents_memory.runtime.python_env import configure_environment
+
+    env = StreamExecutionEnvironment.get_execution_environment(Configuration())
+    early = env.from_collection([1, 2], type_info=Types.INT()) \
+        .map(lambda x: x, output_type=Types.INT()).name("built-early")
+    assert internals.process_mode_operators(early) == ["built-early"]
+
+    env = StreamExecutionEnvironment.get_execution_environment(Configuration())
+    configure_environment(env)
+    late = env.from_collection([1, 2], type_info=Types.INT()) \
+        .map(lambda x: x, output_type=Types.INT()).name("built-late")
+    assert internals.process_mode_operators(late) == []
+
+
+def test_apply_memory_operator_puts_the_function_into_memory_agent_operator():
+    """``KeyedStream.process``'s private steps still build our operator subclass, with the
+    keyed input's type and the requested output type."""
+    from pyflink.common import Configuration, Types
+    from pyflink.datastream import KeyedProcessFunction, StreamExecutionEnvironment
+
+    from flink_agents_memory.runtime.python_env import configure_environment
+
+    class Echo(KeyedProcessFunction):
+        def process_element(self, value, ctx):
+            yield value
+
+    env = StreamExecutionEnvironment.get_execution_environment(Configuration())
+    configure_environment(env)
+    keyed = env.from_collection(["a", "b"], type_info=Types.STRING()) \
+        .key_by(lambda v: v, key_type=Types.STRING())
+    out = internals.apply_memory_operator(keyed, Echo(), Types.STRING(), "agent:Echo")
+    transformation = out._j_data_stream.getTransformation()
+    assert str(transformation.getName()) == "agent:Echo"
+    operator = transformation.getOperatorFactory().getOperator()
+    assert operator.getClass().getName() == internals.OPERATOR_CLASS
+    assert str(transformation.getOutputType()) == str(Types.STRING().get_java_type_info())
