@@ -157,6 +157,28 @@ class NumpyBert:
         return x.reshape(batch, length, self.hidden)
 
 
+#: A batch stops growing where padding to its longest text would add more than this share of
+#: its real tokens: on one core every padded token costs as much as a real one.
+MAX_PADDING = 0.2
+
+
+def length_batches(lengths: list[int], batch_size: int) -> list[slice]:
+    """Ascending token counts ``lengths`` cut into batches of at most ``batch_size`` texts,
+    each padded by at most ``MAX_PADDING`` of its real tokens. A run's 20 texts of 8 to 80
+    tokens embedded as one batch ran at half the speed of such batches (measured)."""
+    batches: list[slice] = []
+    start = 0
+    while start < len(lengths):
+        end, tokens = start + 1, lengths[start]
+        while end < len(lengths) and end - start < batch_size \
+                and lengths[end] * (end - start + 1) <= (1 + MAX_PADDING) * (tokens + lengths[end]):
+            tokens += lengths[end]
+            end += 1
+        batches.append(slice(start, end))
+        start = end
+    return batches
+
+
 class NumpyMiniLM:
     """Tokenizer + encoder + mean pooling + L2 norm: sentence-transformers' pipeline."""
 
@@ -172,13 +194,13 @@ class NumpyMiniLM:
         self.bert = NumpyBert(path)
 
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
-        """Unit vectors, one row per text; batches group texts of similar length (less padding)."""
+        """Unit vectors, one row per text, in batches of similar length (see ``length_batches``)."""
         encodings = self.tokenizer.encode_batch(texts)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         out = np.zeros((len(texts), self.bert.hidden), dtype=np.float32)
-        for start in range(0, len(order), batch_size):
-            rows = order[start:start + batch_size]
-            length = max(len(encodings[i].ids) for i in rows)
+        for batch in length_batches([len(encodings[i].ids) for i in order], batch_size):
+            rows = order[batch]
+            length = len(encodings[rows[-1]].ids)
             ids = np.zeros((len(rows), length), dtype=np.int64)
             mask = np.zeros((len(rows), length), dtype=np.int64)
             for r, i in enumerate(rows):

@@ -9,13 +9,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from flink_agents_memory import Agent, InputEvent, action
 from flink_agents_memory.errors import ConfigurationError
 from flink_agents_memory.memory.long_term import LongTermMemoryConfig
 from flink_agents_memory.models import HashingEmbedder, MiniLMEmbedder, OpenAIEmbedder
 from flink_agents_memory.models.embedders import default_embedder
-from flink_agents_memory.models.minilm import MODEL_PACKAGE, ModelNotFoundError
+from flink_agents_memory.models.minilm import (
+    MAX_PADDING,
+    MODEL_PACKAGE,
+    ModelNotFoundError,
+    length_batches,
+)
 
 
 def test_hashing_embedder_is_deterministic_unit_length_and_topical():
@@ -122,3 +129,21 @@ def test_default_embedder_without_minilm_is_hashing(monkeypatch):
     ``importlib.util.find_spec`` sees a module whose ``sys.modules`` entry is None."""
     monkeypatch.setitem(sys.modules, MODEL_PACKAGE, None)
     assert isinstance(default_embedder(), HashingEmbedder)
+
+
+@given(st.lists(st.integers(1, 256), max_size=60).map(sorted), st.integers(1, 40))
+def test_length_batches_cover_every_text_once_with_little_padding(lengths, batch_size):
+    batches = length_batches(lengths, batch_size)
+    assert [i for b in batches for i in range(len(lengths))[b]] == list(range(len(lengths)))
+    for b in batches:
+        part = lengths[b]
+        assert 1 <= len(part) <= batch_size
+        assert len(part) == 1 or max(part) * len(part) <= (1 + MAX_PADDING) * sum(part)
+
+
+def test_minilm_batch_size_defaults_per_backend():
+    assert MiniLMEmbedder()._batch_size == 8
+    assert MiniLMEmbedder(backend="sentence-transformers")._batch_size == 32
+    assert MiniLMEmbedder(batch_size=3)._batch_size == 3
+    with pytest.raises(ValueError, match="batch_size must be >= 1"):
+        MiniLMEmbedder(batch_size=0)
