@@ -58,6 +58,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    "and the embedder for vector search")
     p.add_argument("--embedder", help="query embedder: hashing:DIM or module:Name "
                                       "(default: the agent's)")
+    p.add_argument("--operator", metavar="UID_OR_NAME",
+                   help="the agent operator to show when the job applied several agents: its "
+                        "uid, its name (agent:ClassName) or its operator id; the error page "
+                        "lists them")
     p.set_defaults(func=run)
 
 
@@ -67,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     view: SavepointView | None = None
     error = None
     try:
-        view = SavepointView(args.savepoint, embedder=embedder, agent=agent)
+        view = SavepointView(args.savepoint, embedder=embedder, agent=agent,
+                             operator=args.operator)
     except InspectorError as e:
         error = str(e)
         print(f"flink-agents-memory inspect: error: {error}", file=sys.stderr)

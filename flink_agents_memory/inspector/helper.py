@@ -100,9 +100,11 @@ def prune_archives(cache: Path, keep: Path, now: float | None = None) -> None:
 
 
 class SavepointHelper:
-    """A running helper over one savepoint; :attr:`summary` is what it found when opening."""
+    """A running helper over one savepoint; :attr:`summary` is what it found when opening.
+    ``operator`` (uid, name or operator id) chooses the agent when the job applied several."""
 
-    def __init__(self, savepoint: str, work_dir: Path, log_file: Path) -> None:
+    def __init__(self, savepoint: str, work_dir: Path, log_file: Path,
+                 operator: str | None = None) -> None:
         self._lock = threading.Lock()
         self._log = open(log_file, "wb")  # noqa: SIM115 (closed in close())
         archive, exists = class_archive()
@@ -120,7 +122,7 @@ class SavepointHelper:
         self.class_archive = "used" if cds and exists else "writing" if cds else "off"
         self._proc = subprocess.Popen(
             [java_binary(), "-Xss4m", "-Xshare:auto", *cds, "-cp", classpath(), MAIN_CLASS,
-             savepoint, str(work_dir)],
+             savepoint, str(work_dir), *([operator] if operator else [])],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, text=True,
             encoding="utf-8", bufsize=1)
         first = self._proc.stdout.readline() if self._proc.stdout else ""

@@ -54,10 +54,12 @@ def local_path(savepoint: str) -> Path:
 
 class SavepointView:
     """One opened savepoint. ``agent`` (its class) supplies history retention settings;
-    ``embedder`` the query vectors of vector and hybrid search."""
+    ``embedder`` the query vectors of vector and hybrid search; ``operator`` (a uid, name or
+    operator id) chooses the agent's operator when the job applied several, each with its own
+    memory (without it such a savepoint is an error listing them)."""
 
     def __init__(self, savepoint: str, embedder: Any | None = None,
-                 agent: Any | None = None) -> None:
+                 agent: Any | None = None, operator: str | None = None) -> None:
         self.path = local_path(savepoint)
         self.embedder = embedder
         self.agent = agent
@@ -66,7 +68,8 @@ class SavepointView:
         self.taken_at_ms = int(metadata.stat().st_mtime * 1000)
         self._work = Path(tempfile.mkdtemp(prefix="fam-inspect-"))
         try:
-            self._helper = SavepointHelper(str(self.path), self._work, self._work / "helper.log")
+            self._helper = SavepointHelper(str(self.path), self._work, self._work / "helper.log",
+                                           operator=operator)
         except HelperError as e:
             shutil.rmtree(self._work, ignore_errors=True)
             raise InspectorError(str(e)) from e
@@ -170,7 +173,8 @@ class SavepointView:
                          "bytes": sum(g["bytes"] for g in groups)})
         return {"savepoint": str(self.path), "checkpoint_id": s["checkpoint_id"],
                 "taken_at_ms": self.taken_at_ms, "operator": s["operator_name"],
-                "operator_id": s["operator_id"], "parallelism": s["parallelism"],
+                "operator_id": s["operator_id"], "operator_uid": s["operator_uid"],
+                "memory_operators": s["memory_operators"], "parallelism": s["parallelism"],
                 "max_parallelism": s["max_parallelism"], "keys": len(self._keys),
                 "states": s["states"], "subtasks": rows}
 

@@ -1,9 +1,10 @@
-"""The agent whose savepoint the inspector tests read: every kind of memory, with known values.
+"""The agents whose savepoints the inspector tests read: every kind of memory, with known values.
 
 Input ``"user|text"``: the user's profile (a nested object and a pydantic model) goes into
 short-term memory, the text into the ``chat`` history and into long-term memory, and the
 message count into ``stats``. Input ``"tick|i"`` (key ``tick``) writes nothing: it only keeps
-the job running until the test takes its savepoint.
+the job running until the test takes its savepoint. :class:`ReviewerAgent` is a second agent
+for jobs that apply two.
 """
 
 from __future__ import annotations
@@ -61,3 +62,26 @@ class InspectorAgent(Agent):
             with open(self.out_file, "a") as f:
                 f.write(json.dumps({"user": user, "count": count}) + "\n")
         ctx.send_event(OutputEvent(output=f"{user}:{count}"))
+
+
+class ReviewerAgent(Agent):
+    """A second agent of the same job (its own operator, so its own memory): the two-agent
+    tests tell its memory from InspectorAgent's. Per message it keeps the last one reviewed in
+    short-term memory and adds ``"review of <user>: <text>"`` to long-term memory."""
+
+    long_term_memory = LongTermMemoryConfig(embedder=HashingEmbedder(EMBEDDER_DIM))
+
+    def __init__(self, out_file: str | None = None) -> None:
+        self.out_file = out_file
+
+    @action(InputEvent)
+    def review(self, event, ctx):
+        user, text = event.input.split("|", 1)
+        if user == "tick":
+            return
+        ctx.get_short_term_memory().set("review.last", f"reviewed: {text}")
+        ctx.memory.add(f"review of {user}: {text}")
+        if self.out_file:
+            with open(self.out_file, "a") as f:
+                f.write(json.dumps({"user": user, "reviewed": text}) + "\n")
+        ctx.send_event(OutputEvent(output=f"review:{user}"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from inspector_agent import SCRIPT, InspectorAgent
 from pyflink.common import Configuration, Types, WatermarkStrategy
@@ -16,10 +17,20 @@ from pyflink.java_gateway import get_gateway
 from flink_agents_memory import AgentsExecutionEnvironment
 from flink_agents_memory.runtime.savepoint import stop_with_savepoint
 
+#: ``agents(out_file)``: the agents the job applies to the same keyed input, each with the uid
+#: its operator gets (None: none set); each writes one line to ``out_file`` per script event
+AgentsFactory = Callable[[str], list[tuple[Any, str | None]]]
+
+
+def one_inspector_agent(out_file: str) -> list[tuple[Any, str | None]]:
+    return [(InspectorAgent(out_file=out_file), None)]
+
 
 def take_savepoint(tmp: Path, script: list[str] = SCRIPT, parallelism: int = 2,
-                   event: Callable[[int], str] | None = None) -> str:
-    """Run the agent over ``script`` (then ticks), stop with a savepoint, return its path."""
+                   event: Callable[[int], str] | None = None,
+                   agents: AgentsFactory = one_inspector_agent) -> str:
+    """Run the agents (default: one InspectorAgent) over ``script`` (then ticks), stop with a
+    savepoint, return its path."""
     out = tmp / "outputs.jsonl"
     conf = Configuration()
     conf.set_string("execution.checkpointing.interval", "500ms")
@@ -40,17 +51,23 @@ def take_savepoint(tmp: Path, script: list[str] = SCRIPT, parallelism: int = 2,
         time.sleep(0.05)  # ticks: the job stays up until the savepoint
         return f"tick|{i}"
 
-    agents = AgentsExecutionEnvironment.get_execution_environment(env)
+    agents_env = AgentsExecutionEnvironment.get_execution_environment(env)
     ds = (env.from_source(NumberSequenceSource(0, 10**9), WatermarkStrategy.no_watermarks(), "seq")
           .set_parallelism(1).map(event or label, output_type=Types.STRING()).set_parallelism(1))
-    agents.from_datastream(ds, lambda v: v.split("|", 1)[0]).apply(
-        InspectorAgent(out_file=str(out))).to_datastream(Types.STRING()).print()
+    applied = agents(str(out))
+    for agent, uid in applied:
+        stream = agents_env.from_datastream(ds, lambda v: v.split("|", 1)[0]).apply(
+            agent).to_datastream(Types.STRING())
+        if uid is not None:
+            stream.uid(uid)
+        stream.print()
     client = env.execute_async("inspector-test")
     deadline = time.time() + 300
-    while not out.exists() or len(out.read_text().splitlines()) < n:
+    lines = n * len(applied)  # every agent writes one line per script event
+    while not out.exists() or len(out.read_text().splitlines()) < lines:
         if time.time() > deadline:
             client.cancel()
-            raise AssertionError(f"the job wrote only part of {n} outputs to {out}")
+            raise AssertionError(f"the job wrote only part of {lines} outputs to {out}")
         time.sleep(0.2)
     # one more checkpoint after every output, so the retained one holds all of them too
     seen = latest_checkpoint(tmp / "chk")

@@ -16,6 +16,12 @@ def test_defaults_to_loopback():
         "127.0.0.1", 8765, None, None, None)
 
 
+def test_operator_option_is_passed_through():
+    assert build_parser().parse_args(["inspect", "sp"]).operator is None
+    args = build_parser().parse_args(["inspect", "sp", "--operator", "agent:SupportAgent"])
+    assert args.operator == "agent:SupportAgent"
+
+
 def test_hashing_embedder_spec():
     assert make_embedder("hashing:32", None).dim == 32
     with pytest.raises(ConfigurationError, match="integer DIM"):

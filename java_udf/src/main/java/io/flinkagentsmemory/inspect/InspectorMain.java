@@ -21,14 +21,14 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Arra
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
- * The inspector's JVM helper: {@code InspectorMain SAVEPOINT WORK_DIR}. It opens the savepoint
- * (memory operator; each key group's index located and counted, none opened; every key's keyed
- * state read, its values left raw, the key list into WORK_DIR/keys.jsonl), prints one JSON line
- * (the summary, or {@code {"ok": false, "error": ...}}), then answers one JSON request per stdin
- * line with one JSON line until stdin closes, while a background thread opens and warms the
- * indexes, largest first. Only reads: the requests are a key's states, and count, list, get
- * and search of its long-term memories. Logging goes to stderr, so stdout carries nothing but
- * the protocol.
+ * The inspector's JVM helper: {@code InspectorMain SAVEPOINT WORK_DIR [OPERATOR]}. It opens the
+ * savepoint (the memory operator, or the one OPERATOR names when the job applies several agents;
+ * each key group's index located and counted, none opened; every key's keyed state read, its
+ * values left raw, the key list into WORK_DIR/keys.jsonl), prints one JSON line (the summary, or
+ * {@code {"ok": false, "error": ...}}), then answers one JSON request per stdin line with one
+ * JSON line until stdin closes, while a background thread opens and warms the indexes, largest
+ * first. Only reads: the requests are a key's states, and count, list, get and search of its
+ * long-term memories. Logging goes to stderr, so stdout carries nothing but the protocol.
  */
 public final class InspectorMain {
 
@@ -39,15 +39,15 @@ public final class InspectorMain {
     public static void main(String[] args) throws Exception {
         PrintStream protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
         System.setOut(System.err);
-        if (args.length != 2) {
-            protocol.println(error("usage: InspectorMain SAVEPOINT WORK_DIR"));
+        if (args.length != 2 && args.length != 3) {
+            protocol.println(error("usage: InspectorMain SAVEPOINT WORK_DIR [OPERATOR]"));
             System.exit(2);
         }
         LongTermIndexes indexes;
         KeyedStates keyed;
         try {
             long start = System.nanoTime();
-            MemoryOperatorState state = MemoryOperatorState.load(args[0]);
+            MemoryOperatorState state = MemoryOperatorState.load(args[0], args.length == 3 ? args[2] : null);
             long metadataMs = (System.nanoTime() - start) / 1_000_000;
             Path work = Files.createDirectories(Path.of(args[1]));
             // The indexes (raw keyed state) and the keys (managed keyed state) are separate

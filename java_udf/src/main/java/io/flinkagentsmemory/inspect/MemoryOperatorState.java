@@ -20,10 +20,11 @@ import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
 import org.apache.flink.state.api.runtime.SavepointLoader;
 
 /**
- * The memory operator's state in one savepoint: which operator it is (the one whose keyed state
+ * The memory operator's state in one savepoint: which operator it is (one whose keyed state
  * holds the short-term memory map), its key serializer and its keyed states (name, kind, TTL).
  * Finding it by its state rather than by uid works for jobs that never set one, and a savepoint of
- * another job has no such operator: that is the "foreign savepoint" error.
+ * another job has no such operator: that is the "foreign savepoint" error. A job with several
+ * agents has several; {@link OperatorChoice} says which one is read.
  */
 public final class MemoryOperatorState {
 
@@ -39,18 +40,30 @@ public final class MemoryOperatorState {
     private final OperatorState operator;
     private final TypeSerializer<Object> keySerializer;
     private final List<KeyedStateInfo> states;
+    private final List<OperatorChoice.OperatorRef> memoryOperators;
 
     private MemoryOperatorState(String path, CheckpointMetadata metadata, OperatorState operator,
-            TypeSerializer<Object> keySerializer, List<KeyedStateInfo> states) {
+            TypeSerializer<Object> keySerializer, List<KeyedStateInfo> states,
+            List<OperatorChoice.OperatorRef> memoryOperators) {
         this.path = path;
         this.metadata = metadata;
         this.operator = operator;
         this.keySerializer = keySerializer;
         this.states = states;
+        this.memoryOperators = memoryOperators;
     }
 
-    /** Loads the savepoint's metadata and finds the memory operator; errors name the problem. */
+    /** {@link #load(String, String)} without a choice: the savepoint must hold one memory operator. */
     public static MemoryOperatorState load(String path) throws InspectionException {
+        return load(path, null);
+    }
+
+    /**
+     * Loads the savepoint's metadata and finds its memory operators; {@code operator} (a uid, name
+     * or operator id, or null) chooses one when the job applied several agents (see
+     * {@link OperatorChoice}). Errors name the problem.
+     */
+    public static MemoryOperatorState load(String path, String operator) throws InspectionException {
         CheckpointMetadata metadata;
         try {
             metadata = SavepointLoader.loadSavepointMetadata(path);
@@ -60,11 +73,15 @@ public final class MemoryOperatorState {
             throw new InspectionException("cannot read the savepoint metadata at " + path
                     + ": it is corrupt or not a Flink savepoint (" + e + ")", e);
         }
+        // every operator is read (one keyed handle's head each): choosing needs all the candidates
+        List<Found> found = new ArrayList<>();
+        List<OperatorChoice.OperatorRef> others = new ArrayList<>();
         List<String> seen = new ArrayList<>();
         for (OperatorState op : metadata.getOperatorStates()) {
             KeyedBackendSerializationProxy<Object> proxy = readProxy(path, op);
             if (proxy == null) {
                 seen.add(describe(op, "no keyed state"));
+                others.add(OperatorChoice.OperatorRef.of(op));
                 continue;
             }
             List<KeyedStateInfo> infos = new ArrayList<>();
@@ -72,15 +89,26 @@ public final class MemoryOperatorState {
                 infos.add(new KeyedStateInfo(s.getName(), kind(s), hasTtl(s)));
             }
             if (infos.stream().anyMatch(i -> i.name().equals(SHORT_TERM))) {
-                TypeSerializerSnapshot<Object> keySnapshot = proxy.getKeySerializerSnapshot();
-                return new MemoryOperatorState(path, metadata, op, keySnapshot.restoreSerializer(), infos);
+                found.add(new Found(op, proxy, infos));
+            } else {
+                seen.add(describe(op, "keyed states " + infos.stream().map(KeyedStateInfo::name).toList()));
+                others.add(OperatorChoice.OperatorRef.of(op));
             }
-            seen.add(describe(op, "keyed states " + infos.stream().map(KeyedStateInfo::name).toList()));
         }
-        throw new InspectionException("the savepoint at " + path + " has no flink_agents_memory operator "
-                + "(no keyed state named '" + SHORT_TERM + "'); it is another job's savepoint. Operators found: "
-                + (seen.isEmpty() ? "none" : String.join("; ", seen)));
+        if (found.isEmpty()) {
+            throw new InspectionException("the savepoint at " + path + " has no flink_agents_memory operator "
+                    + "(no keyed state named '" + SHORT_TERM + "'); it is another job's savepoint. Operators found: "
+                    + (seen.isEmpty() ? "none" : String.join("; ", seen)));
+        }
+        List<OperatorChoice.OperatorRef> candidates = found.stream().map(f -> OperatorChoice.OperatorRef.of(f.op())).toList();
+        Found chosen = found.get(OperatorChoice.choose(path, candidates, others, operator));
+        TypeSerializerSnapshot<Object> keySnapshot = chosen.proxy().getKeySerializerSnapshot();
+        return new MemoryOperatorState(path, metadata, chosen.op(), keySnapshot.restoreSerializer(), chosen.infos(),
+                candidates);
     }
+
+    /** An operator whose keyed state holds the short-term memory map. */
+    private record Found(OperatorState op, KeyedBackendSerializationProxy<Object> proxy, List<KeyedStateInfo> infos) {}
 
     private static String describe(OperatorState op, String what) {
         return op.getOperatorUid().orElse(op.getOperatorName().orElse(op.getOperatorID().toHexString()))
@@ -154,6 +182,11 @@ public final class MemoryOperatorState {
 
     public List<KeyedStateInfo> states() {
         return states;
+    }
+
+    /** Every memory-agent operator of the savepoint (the chosen one among them), in metadata order. */
+    List<OperatorChoice.OperatorRef> memoryOperators() {
+        return memoryOperators;
     }
 
     /** The operator's subtask states by subtask index. */

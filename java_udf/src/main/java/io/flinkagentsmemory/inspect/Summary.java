@@ -18,6 +18,12 @@ final class Summary {
         out.put("operator_id", state.operatorIdHex());
         out.put("operator_name", state.operator().getOperatorName().orElse(null));
         out.put("operator_uid", state.operator().getOperatorUid().orElse(null));
+        // all of them, so the page can say which of several agents it shows
+        ArrayNode memoryOperators = out.putArray("memory_operators");
+        for (OperatorChoice.OperatorRef ref : state.memoryOperators()) {
+            memoryOperators.addObject().put("operator_id", ref.id()).put("operator_uid", ref.uid())
+                    .put("operator_name", ref.name());
+        }
         out.put("parallelism", state.operator().getParallelism());
         out.put("max_parallelism", state.maxParallelism());
         out.put("keys", keys);
