@@ -151,6 +151,7 @@ public final class KeyGroupIndex implements Closeable {
         validator.validate(docs);
         for (MemoryDocument doc : docs) {
             writer.updateDocument(DocumentSchema.keyIdTerm(doc.key(), doc.id()), DocumentSchema.toLucene(doc));
+            searchers.markStale(doc.key());
         }
         wrote();
     }
@@ -171,6 +172,7 @@ public final class KeyGroupIndex implements Closeable {
         }
         validator.validate(List.of(replacement));
         writer.updateDocument(DocumentSchema.keyIdTerm(key, id), DocumentSchema.toLucene(replacement));
+        searchers.markStale(key);
         wrote();
         return true;
     }
@@ -181,13 +183,14 @@ public final class KeyGroupIndex implements Closeable {
             return false;
         }
         writer.deleteDocuments(DocumentSchema.keyIdTerm(key, id));
+        searchers.markStale(key);
         wrote();
         return true;
     }
 
     /** The live document {@code id} of {@code key}, or null. */
     public MemoryDocument get(String key, String id, long nowMillis) throws IOException {
-        return first(s -> KeyFilters.live(s, key, nowMillis, MetadataFilter.none(),
+        return first(key, s -> KeyFilters.live(s, key, nowMillis, MetadataFilter.none(),
                 new TermQuery(new Term(DocumentSchema.ID, id))));
     }
 
@@ -195,7 +198,7 @@ public final class KeyGroupIndex implements Closeable {
     public List<MemoryDocument> getAll(String key, MetadataFilter filters, int limit, long nowMillis)
             throws IOException {
         DocumentValidator.requirePositive(limit);
-        return read(s -> {
+        return read(key, s -> {
             TopDocs top = s.search(KeyFilters.live(s, key, nowMillis, filters), limit, DocumentSchema.newestFirst());
             List<MemoryDocument> out = new ArrayList<>(top.scoreDocs.length);
             StoredFields fields = s.storedFields();
@@ -208,12 +211,12 @@ public final class KeyGroupIndex implements Closeable {
 
     /** The newest live document of {@code key} with this content hash (dedup), or null. */
     public MemoryDocument findByHash(String key, String hash, long nowMillis) throws IOException {
-        return first(s -> KeyFilters.live(s, key, nowMillis, MetadataFilter.none(),
+        return first(key, s -> KeyFilters.live(s, key, nowMillis, MetadataFilter.none(),
                 new TermQuery(new Term(DocumentSchema.HASH, hash))));
     }
 
     public int count(String key, long nowMillis) throws IOException {
-        return read(s -> s.count(KeyFilters.live(s, key, nowMillis, MetadataFilter.none())));
+        return read(key, s -> s.count(KeyFilters.live(s, key, nowMillis, MetadataFilter.none())));
     }
 
     /**
@@ -225,7 +228,7 @@ public final class KeyGroupIndex implements Closeable {
         if (options.mode() != SearchOptions.Mode.KEYWORD && queryVector == null) {
             throw new IllegalArgumentException(options.mode() + " search needs a query vector");
         }
-        return read(s -> {
+        return read(key, s -> {
             boolean expired = KeyFilters.anyExpired(s, options.nowMillis());
             Query filter = KeyFilters.live(key, expired, options.nowMillis(), options.filters());
             // Unfiltered kNN when the filter would keep every live document (see keyHoldsIndex).
@@ -251,9 +254,10 @@ public final class KeyGroupIndex implements Closeable {
     public int purgeExpired(long nowMillis) throws IOException {
         IndexWriter writer = writer();
         Query expired = LongPoint.newRangeQuery(DocumentSchema.EXPIRES_AT, Long.MIN_VALUE, nowMillis);
-        int n = read(s -> s.count(expired));
+        int n = read(null, s -> s.count(expired));
         if (n > 0) {
             writer.deleteDocuments(expired);
+            searchers.markAllStale();
             wrote();
         }
         return n;
@@ -269,7 +273,7 @@ public final class KeyGroupIndex implements Closeable {
         }
         IndexWriter writer = writer();
         Query all = new BooleanQuery.Builder().add(KeyFilters.key(key), Occur.FILTER).build();
-        List<String> victims = read(s -> {
+        List<String> victims = read(key, s -> {
             List<String> ids = new ArrayList<>();
             int total = s.count(all);
             if (total <= keep) {
@@ -287,6 +291,7 @@ public final class KeyGroupIndex implements Closeable {
         for (String id : victims) {
             writer.deleteDocuments(DocumentSchema.keyIdTerm(key, id));
         }
+        searchers.markStale(key);
         wrote();
         return victims.size();
     }
@@ -309,12 +314,12 @@ public final class KeyGroupIndex implements Closeable {
 
     /** Live and expired documents of all keys, as of the last write. */
     public int numDocs() throws IOException {
-        return read(s -> s.getIndexReader().numDocs());
+        return read(null, s -> s.getIndexReader().numDocs());
     }
 
     /** Segments of the current reader: each costs a kNN query one graph search. */
     public int segmentCount() throws IOException {
-        return read(s -> s.getIndexReader().leaves().size());
+        return read(null, s -> s.getIndexReader().leaves().size());
     }
 
     /**
@@ -387,13 +392,14 @@ public final class KeyGroupIndex implements Closeable {
     }
 
     /**
-     * Runs {@code read} on the current searcher: refreshed after writes and finished merges, and
-     * a quiet index asks for its fold first.
+     * Runs {@code read} of {@code key} (null: a read across keys) on the current searcher:
+     * refreshed after that key's writes (any write, for null) and finished merges, and a quiet
+     * index asks for its fold first.
      */
-    private <T> T read(SearcherRead<T> read) throws IOException {
+    private <T> T read(String key, SearcherRead<T> read) throws IOException {
         // Refreshing flushes buffered writes into a segment, so a fold asked for next includes them.
         if (writer != null) {
-            searchers.refresh(folds.takeFinishedMerge());
+            searchers.refresh(key, folds.takeFinishedMerge());
             folds.maybeFold(writer);
         }
         IndexSearcher s = searchers.acquire();
@@ -405,8 +411,8 @@ public final class KeyGroupIndex implements Closeable {
     }
 
     /** The newest document matching the query built on the searcher (its filter depends on its documents). */
-    private MemoryDocument first(SearcherRead<Query> query) throws IOException {
-        return read(s -> {
+    private MemoryDocument first(String key, SearcherRead<Query> query) throws IOException {
+        return read(key, s -> {
             TopDocs top = s.search(query.on(s), 1, DocumentSchema.newestFirst());
             return top.scoreDocs.length == 0
                     ? null
@@ -416,7 +422,7 @@ public final class KeyGroupIndex implements Closeable {
 
     /** The document (key, id) whether expired or not, or null. */
     private MemoryDocument stored(String key, String id) throws IOException {
-        return first(s -> new BooleanQuery.Builder()
+        return first(key, s -> new BooleanQuery.Builder()
                 .add(KeyFilters.key(key), Occur.FILTER)
                 .add(new TermQuery(DocumentSchema.keyIdTerm(key, id)), Occur.FILTER)
                 .build());
@@ -440,9 +446,8 @@ public final class KeyGroupIndex implements Closeable {
         return writer;
     }
 
-    /** After every write: the reader is stale, and the index is not quiet (no fold under writes). */
+    /** After every write (its key marked stale): the index is not quiet (no fold under writes). */
     private void wrote() {
-        searchers.markStale();
         folds.wrote();
     }
 }

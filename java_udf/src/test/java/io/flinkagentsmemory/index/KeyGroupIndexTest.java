@@ -75,6 +75,29 @@ class KeyGroupIndexTest {
     }
 
     @Test
+    void aReadFlushesOnlyForItsOwnKeysWrites() throws Exception {
+        index.add(doc("b1", "bob", KG, "bob's tea", unitVector(random, DIM)));
+        assertEquals(1, index.count("bob", 0));
+        long flushed = segmentFiles();
+        index.add(doc("a1", "alice", KG, "alice's tea", unitVector(random, DIM)));
+        assertEquals(1, index.search("bob", "tea", unitVector(random, DIM),
+                new SearchOptions(SearchOptions.Mode.HYBRID, 10, null, null, 0)).size());
+        assertEquals(1, index.count("bob", 0));
+        assertEquals(flushed, segmentFiles(), "bob's reads cannot see alice's write: nothing flushed for them");
+        assertEquals("alice's tea", index.get("alice", "a1", 0).memory(), "alice reads her own write");
+        assertTrue(segmentFiles() > flushed, "alice's read flushed her write into a segment");
+        assertTrue(index.delete("alice", "a1"));
+        assertNull(index.get("alice", "a1", 0), "and sees her delete at once");
+        assertEquals(1, index.numDocs(), "a read across keys sees every write");
+    }
+
+    private long segmentFiles() throws Exception {
+        try (var files = java.nio.file.Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".si")).count();
+        }
+    }
+
+    @Test
     void addIsIdempotentPerKeyAndIdsMayRepeatAcrossKeys() throws Exception {
         index.add(doc("same", "alice", KG, "first", unitVector(random, DIM)));
         index.add(doc("same", "alice", KG, "second", unitVector(random, DIM)));
