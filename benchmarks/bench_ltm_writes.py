@@ -34,7 +34,7 @@ NAME = "ltm_writes"
 TITLE = "Long-term search under a live write stream"
 COMMAND = "python -m benchmarks.bench_ltm_writes"
 KEY = "k0"
-KEYS = 2_000
+KEYS = 10_000
 RATE = 200
 TICK_S = 0.05
 COMMIT_EVERY_S = 10.0
@@ -148,7 +148,7 @@ def stream_many_keys(n: int, keys: int, seconds: float) -> dict[str, Any]:
 
 def run(quick: bool) -> dict[str, Any]:
     if quick:
-        one, many = stream(5_000, 10.0, queries=100), stream_many_keys(5_000, 200, 10.0)
+        one, many = stream(5_000, 10.0, queries=100), stream_many_keys(5_000, 1_000, 10.0)
     else:
         one, many = stream(100_000, 60.0), stream_many_keys(100_000, KEYS, 60.0)
     return {"machine": machine(), "quick": quick, "stream": one, "many_keys": many}
