@@ -6,10 +6,11 @@ evidence recall@10 on REALTALK with maintenance on and off.
 Each REALTALK chat is one key and each turn one memory (``speaker: text``), as in
 bench_retrieval. Both sides load the same turns into the real Lucene index (driven over py4j
 by the local runner, which commits and fires timers as the Flink function does); one side then
-runs a maintenance pass per key (consolidation, keep-newest, at each threshold), the other not.
-Every question is then asked with the default (hybrid) search, top 10. A turn merged into
-another counts as found when its survivor is returned: the survivor is at least ``threshold``
-similar and stands for it. The embedder serves the cached all-MiniLM-L6-v2 vectors of
+runs a maintenance pass per key (consolidation, keep-newest, at each threshold; or forgetting
+over a per-key budget of 85% of the key's memories), the other not. Every question is then
+asked with the default (hybrid) search, top 10. A turn merged into another counts as found when
+its survivor is returned: the survivor is at least ``threshold`` similar and stands for it; a
+forgotten turn is not found. The embedder serves the cached all-MiniLM-L6-v2 vectors of
 bench_retrieval, so both sides see the same vectors and no time goes into embedding. Times go
 through py4j (about 0.1 ms a call that PEMJA, in a job, does not pay): read them as an upper
 bound.
@@ -17,8 +18,10 @@ bound.
 
 from __future__ import annotations
 
+import math
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,7 @@ from flink_agents_memory import (
     Agent,
     AgentConfig,
     Consolidation,
+    Forgetting,
     InputEvent,
     LongTermMemoryConfig,
     MaintenanceConfig,
@@ -45,6 +49,25 @@ TITLE = "Maintenance: cost per key, index shrink, recall@10 on and off (REALTALK
 COMMAND = "python -m benchmarks.bench_maintenance"
 BATCH = 200
 K = 10
+#: Forgetting's budget per key, as a share of the key's memories: 15% of each is forgotten.
+KEEP = 0.85
+
+#: A side's maintenance of a chat's key (the budget is per key); None: maintenance off.
+Side = Callable[[Chat], MaintenanceConfig] | None
+
+
+def consolidating(threshold: float) -> Side:
+    """Keep-newest consolidation at ``threshold``, every memory compared in one pass."""
+    return lambda chat: MaintenanceConfig(
+        interval_ms=1, consolidation=Consolidation(threshold=threshold,
+                                                   max_memories_per_pass=100_000))
+
+
+def forgetting(keep: float) -> Side:
+    """Forgetting over a budget of ``keep`` of the chat's turns (default half-life and
+    weights: no search has hit a memory yet, so recency decides)."""
+    return lambda chat: MaintenanceConfig(
+        interval_ms=1, forgetting=Forgetting(budget=math.ceil(keep * len(chat.turns))))
 
 
 class TableEmbedder:
@@ -146,27 +169,26 @@ def recall_at_k(runner: IndexRunner, chat: Chat, stands_for: dict[int, str]) -> 
     return out
 
 
-def measure_side(chats: list[Chat], table: dict[str, np.ndarray], threshold: float | None
+def measure_side(chats: list[Chat], table: dict[str, np.ndarray], side: Side
                  ) -> dict[str, Any]:
-    """Load, maybe maintain, then ask: recall, index sizes and pass times of one side."""
-    maintenance = None if threshold is None else MaintenanceConfig(
-        interval_ms=1, consolidation=Consolidation(threshold=threshold,
-                                                   max_memories_per_pass=100_000))
-    agent = Call()
-    agent.long_term_memory = LongTermMemoryConfig(
-        embedder=TableEmbedder(table, 384), maintenance=maintenance,
-        audit=LongTermMemoryConfig().audit.model_copy(update={"max_items": 100_000}))
+    """Load, maybe maintain, then ask: recall, index sizes and pass times of one side. Each
+    chat has its own agent (its key's budget) on the one index."""
     with tempfile.TemporaryDirectory(prefix="bench-maint-") as tmp:
         index = IndexStore(Path(tmp))
         try:
-            runner = IndexRunner(agent, index)
             before = after = 0
             pass_s: list[float] = []
             recalls: list[float] = []
             for chat in chats:
+                agent = Call()
+                agent.long_term_memory = LongTermMemoryConfig(
+                    embedder=TableEmbedder(table, 384),
+                    maintenance=None if side is None else side(chat),
+                    audit=LongTermMemoryConfig().audit.model_copy(update={"max_items": 100_000}))
+                runner = IndexRunner(agent, index)
                 ids = load_chat(runner, chat)
                 before += len(ids)
-                if maintenance is not None:
+                if side is not None:
                     start = time.perf_counter()
                     runner.fire_timers(runner.now + 10)
                     pass_s.append(time.perf_counter() - start)
@@ -189,11 +211,13 @@ def run(quick: bool) -> dict[str, Any]:
     thresholds = [0.95] if quick else [0.95, 0.9]
     table = table_for(chats)
     off = measure_side(chats, table, None)
+    sides_on: dict[str, Side] = {f"consolidation >= {t}": consolidating(t) for t in thresholds}
+    sides_on[f"forgetting, budget {100 * KEEP:.0f}% of each key"] = forgetting(KEEP)
     sides = {}
-    for threshold in thresholds:
-        on = measure_side(chats, table, threshold)
+    for label, side in sides_on.items():
+        on = measure_side(chats, table, side)
         keys = len(on["pass_s"])
-        sides[str(threshold)] = {
+        sides[label] = {
             **on, "pass_ms_per_key": 1000 * float(np.median(on["pass_s"])),
             "pass_us_per_memory": 1e6 * sum(on["pass_s"]) / on["memories_before"],
             "shrink": 1 - on["memories_after"] / on["memories_before"],
@@ -207,15 +231,15 @@ def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
                  "peer": "-", "ratio": None, "target": "drop <= 0.01 while the index shrinks",
                  "met": None, "command": COMMAND}]
     out = []
-    for threshold, s in r["on"].items():
+    for label, s in r["on"].items():
         out.append({
-            "figure": f"maintenance pass per key (consolidation >= {threshold}, "
+            "figure": f"maintenance pass per key ({label}, "
                       f"{s['memories_before'] // s['keys']:,} memories/key, py4j)",
             "ours": f"{s['pass_ms_per_key']:,.0f} ms/key ({s['pass_us_per_memory']:,.0f} "
                     "us/memory)",
             "peer": "-", "ratio": None, "target": "-", "met": None, "command": COMMAND})
         out.append({
-            "figure": f"REALTALK recall@10 maintenance on (>= {threshold}) vs off; index shrink",
+            "figure": f"REALTALK recall@10 maintenance on ({label}) vs off; index shrink",
             "ours": f"{s['recall@10']:.3f} on, {r['off']['recall@10']:.3f} off; "
                     f"{100 * s['shrink']:.1f}% fewer memories",
             "peer": "-", "ratio": None, "target": "drop <= 0.01 while the index shrinks",
@@ -233,13 +257,17 @@ def markdown(r: dict[str, Any]) -> str:
         "of each near-duplicate group; a merged evidence turn counts as found through its "
         "survivor. The pass is each key's first, so every memory is new to it and is compared "
         "with its neighbours; later passes compare only what was written since. Pass times "
-        "through py4j (an upper bound of the in-job cost).", "",
+        "through py4j (an upper bound of the in-job cost). Forgetting keeps a budget of "
+        f"{100 * KEEP:.0f}% of each key's memories (the rest is forgotten); no search has hit "
+        "any memory yet and none has an importance, so recency decides: the turns were loaded "
+        f"in the conversation's order, {BATCH} a run at one timestamp, so the oldest runs' "
+        "turns go (ties within a run: the smaller id).", "",
         "| maintenance | memories after | shrink | recall@10 | drop | pass ms/key (median) "
         "| us/memory |", "|---|---|---|---|---|---|---|",
         f"| off | {off['memories_after']:,} | - | {off['recall@10']:.3f} | - | - | - |"]
-    for threshold, s in r["on"].items():
+    for label, s in r["on"].items():
         lines.append(
-            f"| consolidation >= {threshold} | {s['memories_after']:,} | "
+            f"| {label} | {s['memories_after']:,} | "
             f"{100 * s['shrink']:.1f}% | {s['recall@10']:.3f} | {s['recall_drop']:+.3f} | "
             f"{s['pass_ms_per_key']:,.0f} | {s['pass_us_per_memory']:,.0f} |")
     return "\n".join(lines) + "\n"

@@ -7,16 +7,23 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
 class ScriptedLLMServer:
     """Answers ``/chat/completions`` with the next scripted reply (a str, or an int HTTP status)
-    and ``/embeddings`` with ``embed(texts)``; records every request body."""
+    and ``/embeddings`` with ``embed(texts)``; records every request body.
 
-    def __init__(self, embed: Any = None) -> None:
+    With ``respond``, each chat completion is answered ``respond(body)`` instead: a reply that
+    depends on the request only, so a request replayed after a restore gets the same answer.
+    """
+
+    def __init__(self, embed: Any = None,
+                 respond: Callable[[dict[str, Any]], str | int] | None = None) -> None:
         self.replies: deque[str | int] = deque()
+        self._respond = respond
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         #: Seconds each chat completion waits before answering (to make clients time out).
@@ -37,7 +44,10 @@ class ScriptedLLMServer:
                             for i, v in enumerate(server._embed(body["input"]))]
                     return self._send(200, {"data": data})
                 time.sleep(server.delay_s)
-                reply = server.replies.popleft() if server.replies else '{"facts": []}'
+                if server._respond is not None:
+                    reply = server._respond(body)
+                else:
+                    reply = server.replies.popleft() if server.replies else '{"facts": []}'
                 if isinstance(reply, int):
                     return self._send(reply, {"error": "scripted failure"})
                 return self._send(200, {"choices": [{"message": {"content": reply}}]})

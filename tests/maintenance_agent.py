@@ -12,16 +12,25 @@ but precedes the tick's (periodic) watermark holds the tick's passes as pending 
 job restored from it sees no watermark until the next element has passed the agent. The wake
 is that next element: it writes nothing, and its watermark fires the restored timers before
 the window's first digest.
+
+FullyMaintainedAgent runs all four tasks: its writes also go to a history that compression
+summarises (extractively), and an LLM (ScriptedLLMServer answering ``scripted_reply``, a
+function of the request alone, so a replayed call gets the same answer) merges the
+near-duplicates and writes the profile. It is killed right after a profile answer arrives,
+with the pass's compression and merges buffered.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from flink_agents_memory import (
     Agent,
+    Compression,
     Consolidation,
     Forgetting,
     HashingEmbedder,
@@ -29,9 +38,14 @@ from flink_agents_memory import (
     LongTermMemoryConfig,
     MaintenanceConfig,
     MemoryItem,
+    OpenAICompatibleLLM,
     OutputEvent,
+    Retention,
+    Synthesis,
     action,
 )
+from flink_agents_memory.memory import synthesis
+from flink_agents_memory.memory.consolidation import MERGE_PROMPT
 
 PERIOD = 10_000
 INTERVAL = 3_000
@@ -61,42 +75,93 @@ class InjectedCrash(BaseException):
     """Kills the task mid-pass: maintenance logs and retries ``Exception``s, not this."""
 
 
-class CrashingEmbedder(HashingEmbedder):
-    """Raises once, inside a maintenance pass after ``from_ts``, once a checkpoint exists."""
+class Crash:
+    """Once only (``marker`` records it), and once a checkpoint exists: kills the task inside a
+    maintenance pass after ``from_ts``, within the call of function ``inside`` (run_pass: the
+    first call there). No marker: never."""
 
-    def __init__(self, marker: str | None, checkpoint_dir: str | None, from_ts: int) -> None:
-        super().__init__(256)
+    def __init__(self, marker: str | None, checkpoint_dir: str | None, from_ts: int,
+                 inside: str = "run_pass") -> None:
         self.marker, self.checkpoint_dir, self.from_ts = marker, checkpoint_dir, from_ts
+        self.inside = inside
 
-    def embed(self, texts):
-        if self.marker and not Path(self.marker).exists() and _in_pass_after(self.from_ts) \
+    def here(self) -> None:
+        if self.marker and not Path(self.marker).exists() \
+                and _in_pass_after(self.from_ts, self.inside) \
                 and any(Path(self.checkpoint_dir).glob("*/chk-*/_metadata")):
             Path(self.marker).write_text("crashed")
-            raise InjectedCrash("injected crash in a maintenance pass")
+            raise InjectedCrash(f"injected crash in a maintenance pass, in {self.inside}")
+
+
+class CrashingEmbedder(HashingEmbedder):
+    """Crashes (see Crash) as it is asked to embed."""
+
+    def __init__(self, crash: Crash) -> None:
+        super().__init__(256)
+        self.crash = crash
+
+    def embed(self, texts):
+        self.crash.here()
         return super().embed(texts)
 
 
-def _in_pass_after(ts: int) -> bool:
+class CrashingLLM(OpenAICompatibleLLM):
+    """The real HTTP client; crashes (see Crash) once an answer has come back."""
+
+    def __init__(self, base_url: str, crash: Crash) -> None:
+        super().__init__(base_url, "scripted", retries=2, timeout_s=30)
+        self.crash = crash
+
+    def complete(self, messages: list[dict[str, str]],
+                 response_format: dict[str, Any] | None = None) -> str:
+        answer = super().complete(messages, response_format)
+        self.crash.here()
+        return answer
+
+
+def _in_pass_after(ts: int, inside: str) -> bool:
+    seen = False
     frame = sys._getframe()
     while frame is not None:
-        if frame.f_code.co_name == "run_pass":
-            return frame.f_locals["now_ms"] >= ts
+        name = frame.f_code.co_name
+        seen = seen or name == inside
+        if name == "run_pass":
+            return frame.f_locals["now_ms"] >= ts and seen
         frame = frame.f_back
     return False
 
 
+def _plain(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def scripted_reply(body: dict[str, Any]) -> str | int:
+    """The LLM's answer to a maintenance request, from the request alone: a merge keeps the
+    smallest plain (lower-case, no punctuation) text under its id; a profile lists the plain
+    texts of the memories shown. Anything else is a 500 (a logged skip, but none is expected)."""
+    system, user = body["messages"][0]["content"], json.loads(body["messages"][1]["content"])
+    if system == MERGE_PROMPT:
+        keep = min(user["memories"], key=lambda m: (_plain(m["text"]), m["id"]))
+        return json.dumps({"keep": keep["id"], "memory": _plain(keep["text"])})
+    if system.startswith(synthesis.PROMPT.split("{instruction}")[0]):
+        facts = sorted({_plain(line) for m in user["memories"] for line in m.splitlines()})
+        return json.dumps({"memory": "profile: " + "; ".join(facts)})
+    return 500
+
+
 class MaintainedAgent(Agent):
+    """Consolidation (keep-newest) and forgetting, killed at its first embedding in a pass."""
+
     def __init__(self, marker: str | None = None, checkpoint_dir: str | None = None,
                  crash_from_ts: int = 0) -> None:
         self.long_term_memory = LongTermMemoryConfig(
-            embedder=CrashingEmbedder(marker, checkpoint_dir, crash_from_ts),
+            embedder=CrashingEmbedder(Crash(marker, checkpoint_dir, crash_from_ts)),
             maintenance=MaintenanceConfig(
                 interval_ms=INTERVAL, consolidation=Consolidation(threshold=0.95),
                 forgetting=Forgetting(budget=4, half_life_ms=PERIOD)))
 
     @action(InputEvent)
-    @staticmethod
-    def remember(event, ctx):
+    def remember(self, event, ctx):
         key, seq_text, _ = event.input.split("|")
         if key in ("tick", "wake"):
             return
@@ -106,24 +171,49 @@ class MaintainedAgent(Agent):
             hits = memory.search(FACTS[seq % len(FACTS)], limit=2, mode="keyword")
             searched = [h.id for h in hits]
         else:
-            memory.add(f"{key} {FACTS[(seq * 7) % len(FACTS)]}", metadata={"seq": seq})
+            text = f"{key} {FACTS[(seq * 7) % len(FACTS)]}"
+            memory.add(text, metadata={"seq": seq})
+            if self.histories:
+                ctx.named_history("chat").append({"role": "user", "content": text})
             searched = []
         stored = memory.get_all(limit=1000)
-        ctx.send_event(OutputEvent(output=json.dumps({
-            "key": key, "seq": seq, "searched": sorted(searched),
-            "ltm": sorted([m.id, m.memory, m.metadata.get("merged_from", [])] for m in stored),
-        })))
+        digest = {"key": key, "seq": seq, "searched": sorted(searched),
+                  "ltm": sorted([m.id, m.memory, m.metadata.get("merged_from", [])]
+                                for m in stored)}
+        if self.histories:
+            digest["history"] = ctx.named_history("chat").all()
+        ctx.send_event(OutputEvent(output=json.dumps(digest)))
 
 
-def oracle(lines: list[str], index_dir: Path) -> dict[int, dict]:
-    """Each element's digest in a failure-free run without Flink; a tick fires the timers
-    its watermark (timestamp - 1) passes."""
+class FullyMaintainedAgent(MaintainedAgent):
+    """All four tasks: extractive compression of the ``chat`` history, LLM merges, an LLM
+    profile (Synthesis) and forgetting; killed just after a profile answer arrives."""
+
+    histories = {"chat": Retention(max_items=100)}
+
+    def __init__(self, llm_url: str, marker: str | None = None,
+                 checkpoint_dir: str | None = None, crash_from_ts: int = 0) -> None:
+        crash = Crash(marker, checkpoint_dir, crash_from_ts, inside="synthesize")
+        self.long_term_memory = LongTermMemoryConfig(
+            embedder=CrashingEmbedder(Crash(None, None, 0)), llm=CrashingLLM(llm_url, crash),
+            maintenance=MaintenanceConfig(
+                interval_ms=INTERVAL,
+                compression=Compression(history="chat", older_than_ms=PERIOD // 2,
+                                        use_llm=False),
+                consolidation=Consolidation(threshold=0.95), synthesis=Synthesis(),
+                forgetting=Forgetting(budget=4, half_life_ms=PERIOD)))
+
+
+def oracle(lines: list[str], index_dir: Path, agent: Agent | None = None) -> dict[int, dict]:
+    """Each element's digest in a failure-free run of ``agent`` (one that never crashes;
+    default MaintainedAgent()) without Flink; a tick fires the timers its watermark
+    (timestamp - 1) passes."""
     from lucene_store import LuceneRunner, LuceneStore
 
     lucene = LuceneStore(index_dir)
     now = [0]
     try:
-        runner = LuceneRunner(MaintainedAgent(), lucene, clock=lambda: now[0])
+        runner = LuceneRunner(agent or MaintainedAgent(), lucene, clock=lambda: now[0])
         digests = {}
         for line in lines:
             key, seq, ts = line.split("|")

@@ -1,15 +1,29 @@
 """Maintenance on event-time timers in MemoryAgentOperator on a MiniCluster: the task is killed
 in the middle of a pass, the job restores from its checkpoint (timers, keyed state and index
-together), and every digest equals the failure-free oracle's."""
+together), and every digest equals the failure-free oracle's: for consolidation and forgetting
+on both backends, and for all four tasks with the LLM on loopback (merges, the profile) on
+RocksDB."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
+from pathlib import Path
+from typing import Any
 
 import jobs
 import pytest
-from maintenance_agent import PERIOD, ForgetfulAgent, MaintainedAgent, inputs, oracle
+from llm_server import ScriptedLLMServer
+from maintenance_agent import (
+    PERIOD,
+    ForgetfulAgent,
+    FullyMaintainedAgent,
+    MaintainedAgent,
+    inputs,
+    oracle,
+    scripted_reply,
+)
 from pyflink.common import Duration, Types, WatermarkStrategy
 from pyflink.common.watermark_strategy import TimestampAssigner
 from pyflink.datastream.connectors.number_seq import NumberSequenceSource
@@ -25,16 +39,50 @@ class InputTime(TimestampAssigner):
         return int(value.rsplit("|", 1)[1])
 
 
-@pytest.mark.parametrize("backend", ["hashmap", "rocksdb"])
-def test_a_crash_mid_maintenance_restores_to_the_failure_free_result(tmp_path, backend):
+def assert_all_tasks_ran(expected: dict[int, dict], requests: list[dict[str, Any]]) -> None:
+    """The all-tasks scenario must exercise each task, or equal digests would prove little."""
+    ltm = [m for d in expected.values() for m in d["ltm"]]
+    assert any(m[1].startswith("user: ") for m in ltm), "history items compressed"
+    assert any(d["history"] for d in expected.values()), "and history items waiting"
+    assert any(m[0] == "profile" for m in ltm), "a profile synthesised"
+    systems = {r["messages"][0]["content"].split(".")[0] for r in requests}
+    assert systems == {"You consolidate a memory store",
+                       "You keep a higher-level memory about a user, written from their "
+                       "individual memories"}, "the LLM merged and synthesised, nothing else"
+
+
+@pytest.mark.parametrize("backend,all_tasks", [
+    pytest.param("hashmap", False, id="hashmap"), pytest.param("rocksdb", False, id="rocksdb"),
+    pytest.param("rocksdb", True, id="rocksdb-all-tasks-llm")])
+def test_a_crash_mid_maintenance_restores_to_the_failure_free_result(tmp_path, backend,
+                                                                      all_tasks):
+    with ScriptedLLMServer(respond=scripted_reply) if all_tasks else contextlib.nullcontext() \
+            as server:
+        check_crash_restores(tmp_path, backend, server)
+
+
+def check_crash_restores(tmp_path: Path, backend: str, server: ScriptedLLMServer | None
+                         ) -> None:
+    """Without ``server``: MaintainedAgent, killed at a pass's first embedding. With it:
+    FullyMaintainedAgent on that LLM, killed after a profile answer (merges and compression
+    of the pass buffered), whose replayed calls must get the same answers."""
+    def agent(**crash: Any) -> MaintainedAgent:
+        return MaintainedAgent(**crash) if server is None else \
+            FullyMaintainedAgent(server.url, **crash)
+
     windows = 6
     lines = inputs(keys=3, windows=windows, per_window=12)
-    expected = oracle(lines, tmp_path / "oracle")
+    expected = oracle(lines, tmp_path / "oracle", agent())
     merged = [d for d in expected.values() if any(m[2] for m in d["ltm"])]
     assert merged, "the scenario must merge near-duplicates"
     assert max(len(d["ltm"]) for d in expected.values()) > 4, "and go over the budget"
+    asked = 0
+    if server is not None:
+        assert_all_tasks_ran(expected, server.requests)
+        asked = len(server.requests)
     checkpoints, marker = tmp_path / "chk", tmp_path / "crashed"
-    agent = MaintainedAgent(str(marker), str(checkpoints), crash_from_ts=3 * PERIOD)
+    job_agent = agent(marker=str(marker), checkpoint_dir=str(checkpoints),
+                      crash_from_ts=3 * PERIOD)
     env = jobs.make_env(parallelism=1, checkpoint_dir=checkpoints, checkpoint_interval_ms=100,
                         restarts=3, backend=backend,
                         extra={"pipeline.auto-watermark-interval": "20ms"})
@@ -55,7 +103,8 @@ def test_a_crash_mid_maintenance_restores_to_the_failure_free_result(tmp_path, b
                     WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(0))
                     .with_timestamp_assigner(InputTime())).set_parallelism(1))
 
-    outputs = jobs.run_agent(agent, source, env=env, config=AgentConfig(retention_time="event"))
+    outputs = jobs.run_agent(job_agent, source, env=env,
+                             config=AgentConfig(retention_time="event"))
     assert marker.exists(), "the crash was never injected"
     seen = set()
     for raw in outputs:
@@ -63,7 +112,8 @@ def test_a_crash_mid_maintenance_restores_to_the_failure_free_result(tmp_path, b
         assert digest == expected[digest["seq"]], digest["seq"]
         seen.add(digest["seq"])
     assert seen == set(expected)
-
+    if server is not None:
+        assert len(server.requests) - asked > asked, "the restore replayed the crashed calls"
 
 
 def test_processing_time_passes_forget_over_the_budget_between_elements(tmp_path):
