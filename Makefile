@@ -188,21 +188,27 @@ docker-down:
 	$(COMPOSE) down -v --remove-orphans
 
 ## bench-retrieval-data: REALTALK (10 real multi-session chats, questions labelled with their
-## evidence turns). Its repository states no licence, so nothing of it is committed: this clones
-## the pinned commit's data/Chat_*.json into .bench/REALTALK (REALTALK_URL may name a local
-## mirror) and derives .bench/realtalk/chats.json. Its data/locomo copy is never read (held out).
+## evidence turns) and the LoCoMo copy in the same repository (10 chats, the held-out check).
+## REALTALK's repository states no licence and LoCoMo is CC BY-NC, so nothing of either is
+## committed: this clones the pinned commit's data/Chat_*.json and data/locomo/Chat_*.json into
+## .bench/REALTALK (REALTALK_URL may name a local mirror) and derives .bench/realtalk/chats.json
+## and .bench/locomo/chats.json.
 REALTALK_URL ?= https://github.com/danny911kr/REALTALK
 REALTALK_COMMIT := b903e06a9770bf4e5fe9018c3e132889666d3b4a
 REALTALK_DIR := .bench/REALTALK
 bench-retrieval-data: $(PY)
 	test -d $(REALTALK_DIR)/.git || git clone -q --no-checkout $(REALTALK_URL) $(REALTALK_DIR)
-	git -C $(REALTALK_DIR) checkout -q $(REALTALK_COMMIT) -- 'data/Chat_*.json'
+	git -C $(REALTALK_DIR) checkout -q $(REALTALK_COMMIT) -- 'data/Chat_*.json' \
+	  'data/locomo/Chat_*.json'
 	$(PY) -m benchmarks.realtalk $(REALTALK_DIR)
+	$(PY) -m benchmarks.realtalk --dataset locomo $(REALTALK_DIR)
 
 ## bench-retrieval: evidence recall@5/10/20 of exact cosine, BM25, RRF and the fusion choices
-## (turn vectors cached in .bench/realtalk; writes docs/benchmarks/retrieval.json)
+## (turn vectors cached in .bench/realtalk; writes docs/benchmarks/retrieval.json), then the
+## held-out LoCoMo check with the defaults frozen (docs/benchmarks/retrieval_locomo.json)
 bench-retrieval: bench-retrieval-data
 	$(PY) -m benchmarks.bench_retrieval $(BENCH_RETRIEVAL_ARGS)
+	$(PY) -m benchmarks.bench_retrieval_locomo
 
 ## bench-embed: MiniLM texts/s inside a job against the same model outside Flink
 bench-embed: $(PY)

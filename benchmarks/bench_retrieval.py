@@ -8,11 +8,13 @@ mean over questions. Exact baselines (numpy, this process): cosine over every tu
 (all-MiniLM-L6-v2), BM25 (k1 1.2, b 0.75, Lucene's formula over lower-cased word tokens) and
 reciprocal-rank fusion (k 60, top 100 of each). The offline sweep then tries the levers:
 fusion weights, question words dropped, neighbouring turns of the same session as a memory's
-keyword context (what ``ctx.memory.add(text, context=...)`` indexes), neighbour-averaged
-vectors, RRF's k and score (convex) fusion. The job (MiniCluster, parallelism 1) adds every
-turn with ``ctx.memory.add`` twice, under two keys per chat: plain, and with the 3 turns before
-and after it in its session as ``context``; then each question searches each mode with
-``limit=k`` for k = 5, 10, 20, the call timed inside the action. Query and turn vectors come
+keyword context (what ``ctx.memory.add(text, context=...)`` indexes), only the turns before
+(what a streaming job has when a turn arrives), neighbour-averaged vectors, RRF's k and score
+(convex) fusion. The job (MiniCluster, parallelism 1) adds every turn with ``ctx.memory.add``
+three times, under three keys per chat: plain, with the 3 turns before and after it in its
+session as ``context``, and with only the turns before it (causal: ``CAUSAL_TURNS``); then each
+question searches each mode with ``limit=k`` for k = 5, 10, 20, the call timed inside the
+action. Query and turn vectors come
 from the cache (a dict look-up embedder), so the search times exclude embedding. Without the
 REALTALK download (CI's ``--quick``) the module reports a skip row instead of failing.
 """
@@ -41,7 +43,7 @@ from flink_agents_memory.memory.long_term import LongTermMemoryConfig
 from flink_agents_memory.memory.query import QUESTION_WORDS
 
 from .common import ROOT
-from .realtalk import Chat, cached_vectors, load, missing_data
+from .realtalk import REALTALK, Chat, Dataset, cached_vectors, load, missing_data
 
 KS = (5, 10, 20)
 _WORD = re.compile(r"[a-z0-9']+")
@@ -99,6 +101,9 @@ def recall(ranked: list[int], evidence: set[int], k: int) -> float:
 
 #: Turns before and after a memory, in its session, that form its keyword context.
 CONTEXT_TURNS = 3
+#: Turns before a memory, in its session, that form its causal context: all a streaming job has
+#: when the turn arrives. Chosen on REALTALK by the sweep's "causal" rows (1 to 5 before).
+CAUSAL_TURNS = 3
 #: BM25 of the context counts this much of the text's (KeyGroupIndex.CONTEXT_WEIGHT).
 CONTEXT_WEIGHT = 0.5
 
@@ -126,9 +131,13 @@ class ChatData:
         memories = [t.memory() for t in chat.turns]
         self.bm25 = BM25(memories)
         self.bm25_b04 = BM25(memories, b=0.4)
-        self.context = {w: BM25(context_texts(chat, w, w)) for w in (1, 3, 5)}
-        self.context_after1 = BM25(context_texts(chat, 0, 1))
-        self.context_before1 = BM25(context_texts(chat, 1, 0))
+        self._windows: dict[tuple[int, int], BM25] = {}
+
+    def window(self, before: int, after: int) -> BM25:
+        """BM25 over each turn's context of ``before``/``after`` turns, built once per chat."""
+        if (before, after) not in self._windows:
+            self._windows[before, after] = BM25(context_texts(self.chat, before, after))
+        return self._windows[before, after]
 
     def smoothed(self, window: int, alpha: float) -> np.ndarray:
         """Each turn vector plus ``alpha`` times the mean of its neighbours', renormalised."""
@@ -175,15 +184,18 @@ def query_words(question: str, drop: bool) -> list[str]:
 
 def keyword_scores(d: ChatData, question: str, drop: bool = False, context: int = 0,
                    weight: float = CONTEXT_WEIGHT, b04: bool = False,
-                   side: str = "") -> np.ndarray:
-    """BM25 of the text, plus ``weight`` times BM25 of the ``context``-turn window."""
+                   side: str = "", before: int = 0) -> np.ndarray:
+    """BM25 of the text, plus ``weight`` times BM25 of a context window: ``context`` turns each
+    side, the 1 turn on one ``side``, or (causal) the ``before`` turns before."""
     words = query_words(question, drop)
     scores = (d.bm25_b04 if b04 else d.bm25).scores(words)
     if side:
-        scores = scores + weight * (d.context_after1 if side == "after" else
-                                    d.context_before1).scores(words)
+        scores = scores + weight * d.window(*((0, 1) if side == "after" else (1, 0))).scores(
+            words)
     elif context:
-        scores = scores + weight * d.context[context].scores(words)
+        scores = scores + weight * d.window(context, context).scores(words)
+    elif before:
+        scores = scores + weight * d.window(before, 0).scores(words)
     return scores
 
 
@@ -274,7 +286,17 @@ def sweep() -> dict[str, Callable[[ChatData], Ranker]]:
         0.4, 100, drop=True, b04=True)
     r["convex a=0.4 top 100, context 3, words dropped, b 0.4 (hybrid now, with context)"] = cvx(
         0.4, 100, drop=True, b04=True, **ctx)
+    for n in range(1, 6):  # causal context: only what a streaming job has when a turn arrives
+        r[f"BM25 + {n} turns before, b 0.4, words dropped (keyword now, causal context)"] = \
+            keyword(drop=True, b04=True, before=n)
+        r[f"convex a=0.4 top 100, {n} turns before, words dropped, b 0.4 (hybrid now, causal "
+          "context)"] = cvx(0.4, 100, drop=True, b04=True, before=n)
     return r
+
+
+def exact() -> dict[str, Callable[[ChatData], Ranker]]:
+    """The exact baselines alone (the held-out check runs these and nothing tuned)."""
+    return {name: make for name, make in sweep().items() if name.startswith("exact")}
 
 
 class CachedVectors:
@@ -282,16 +304,17 @@ class CachedVectors:
 
     dim = 384
 
-    def __init__(self) -> None:
+    def __init__(self, dataset: Dataset = REALTALK) -> None:
+        self.dataset = dataset
         self._table: dict[str, np.ndarray] | None = None
 
     def _load(self) -> dict[str, np.ndarray]:
         table: dict[str, np.ndarray] = {}
-        for chat in load():
+        for chat in load(self.dataset.chats):
             for texts in ([t.memory() for t in chat.turns], [q.question for q in chat.questions]):
                 try:
-                    table.update(zip(texts, cached_vectors("minilm", texts, _not_cached),
-                                     strict=True))
+                    table.update(zip(texts, cached_vectors("minilm", texts, _not_cached,
+                                                           self.dataset.cache), strict=True))
                 except _NotCached:  # a chat this run does not use
                     continue
         return table
@@ -307,17 +330,28 @@ class _NotCached(RuntimeError):
 
 
 def _not_cached(texts: list[str]) -> np.ndarray:
-    raise _NotCached(f"{len(texts)} REALTALK texts have no cached MiniLM vectors: run "
-                       "`python -m benchmarks.bench_retrieval --no-job` first (it embeds them)")
+    raise _NotCached(f"{len(texts)} texts have no cached MiniLM vectors: the module's offline "
+                       "part embeds them (`python -m benchmarks.bench_retrieval --no-job`)")
 
 
 #: Turns added per run (a run's writes are embedded and written at its end).
 ADD_BATCH = 250
 MODES = ("vector", "keyword", "hybrid")
+#: How each key's memories are added: no context, the turns around (3 before and after), and
+#: causal (the ``CAUSAL_TURNS`` before: what a streaming job can store).
+VARIANTS = ("plain", "context", "causal")
+
+
+def variant_contexts(chat: Chat, variant: str) -> list[str] | None:
+    if variant == "context":
+        return context_texts(chat)
+    if variant == "causal":
+        return context_texts(chat, CAUSAL_TURNS, 0)
+    return None
 
 
 class RetrievalAgent(Agent):
-    """Adds a chat's turns (with or without context), then answers each question's searches.
+    """Adds a chat's turns (one of VARIANTS), then answers each question's searches.
 
     Event ``variant|chat|add|start`` adds turns [start, start + ADD_BATCH);
     ``variant|chat|q|i.rep`` searches question i in every mode at every k and outputs the
@@ -325,7 +359,8 @@ class RetrievalAgent(Agent):
     the second pass (rep 1) counts: the first warms the JVM's search path up.
     """
 
-    long_term_memory = LongTermMemoryConfig(embedder=CachedVectors())
+    dataset = REALTALK
+    long_term_memory = LongTermMemoryConfig(embedder=CachedVectors(REALTALK))
 
     def __init__(self, chat_names: list[str]) -> None:
         self.chat_names = chat_names
@@ -333,7 +368,8 @@ class RetrievalAgent(Agent):
 
     def chats(self) -> dict[str, Chat]:
         if self._chats is None:
-            self._chats = {c.name: c for c in load() if c.name in self.chat_names}
+            self._chats = {c.name: c for c in load(self.dataset.chats)
+                           if c.name in self.chat_names}
         return self._chats
 
     @action(InputEvent)
@@ -342,7 +378,7 @@ class RetrievalAgent(Agent):
         chat = self.chats()[name]
         if kind == "add":
             start = int(arg)
-            contexts = context_texts(chat) if variant == "context" else None
+            contexts = variant_contexts(chat, variant)
             for i in range(start, min(start + ADD_BATCH, len(chat.turns))):
                 ctx.memory.add(chat.turns[i].memory(), metadata={"dia": chat.turns[i].dia_id},
                                context=contexts[i] if contexts else None)
@@ -363,18 +399,18 @@ class RetrievalAgent(Agent):
 
 def job_events(chats: list[Chat]) -> list[str]:
     events = []
-    for variant in ("plain", "context"):
+    for variant in VARIANTS:
         for c in chats:
             events += [f"{variant}|{c.name}|add|{s}" for s in range(0, len(c.turns), ADD_BATCH)]
     for rep in (0, 1):
-        for variant in ("plain", "context"):
+        for variant in VARIANTS:
             for c in chats:
                 events += [f"{variant}|{c.name}|q|{i}.{rep}" for i in range(len(c.questions))]
     return events
 
 
-def in_job(chats: list[Chat]) -> dict[str, Any]:
-    """Recall@k of every mode, with and without context, and search p50/p95 (limit 10)."""
+def in_job(chats: list[Chat], agent: type[RetrievalAgent] = RetrievalAgent) -> dict[str, Any]:
+    """Recall@k of every mode for every variant of memories, and search p50/p95 (limit 10)."""
     from pyflink.common import Types
 
     from .common import bench_env, percentiles
@@ -384,13 +420,13 @@ def in_job(chats: list[Chat]) -> dict[str, Any]:
     names = [c.name for c in chats]
     ds = env.from_collection(job_events(chats), type_info=Types.STRING())
     out = agents.from_datastream(ds, lambda e: "|".join(e.split("|")[:2])) \
-        .apply(RetrievalAgent(names)).to_datastream(Types.STRING())
+        .apply(agent(names)).to_datastream(Types.STRING())
     t0 = time.perf_counter()
     with out.execute_and_collect() as results:
         rows = [json.loads(r) for r in results]
     by_name = {c.name: c for c in chats}
     result: dict[str, Any] = {"job_s": time.perf_counter() - t0}
-    for variant in ("plain", "context"):
+    for variant in VARIANTS:
         mine = [r for r in rows if r["variant"] == variant and r["rep"] == 1]
         for mode in MODES:
             figures: dict[str, float] = {}
@@ -405,15 +441,18 @@ def in_job(chats: list[Chat]) -> dict[str, Any]:
     return result
 
 
-def offline(chats: list[Chat]) -> dict[str, Any]:
+def offline(chats: list[Chat], dataset: Dataset = REALTALK,
+            rankers: dict[str, Callable[[ChatData], Ranker]] | None = None) -> dict[str, Any]:
+    """The rankers (default: the whole sweep) over MiniLM vectors, embedded once and cached."""
     from flink_agents_memory.models import MiniLMEmbedder
 
     embedder = MiniLMEmbedder()
-    vectors = {c.name: (cached_vectors("minilm", [t.memory() for t in c.turns], embedder.embed),
+    vectors = {c.name: (cached_vectors("minilm", [t.memory() for t in c.turns], embedder.embed,
+                                       dataset.cache),
                         cached_vectors("minilm", [q.question for q in c.questions],
-                                       embedder.embed))
+                                       embedder.embed, dataset.cache))
                for c in chats}
-    return evaluate(chats, vectors, sweep())
+    return evaluate(chats, vectors, sweep() if rankers is None else rankers)
 
 
 NAME = "retrieval"
@@ -432,7 +471,22 @@ def run(quick: bool = False, only: list[str] | None = None, job: bool = True) ->
     result: dict[str, Any] = {"chats": [c.name for c in chats], "offline": offline(chats)}
     if job:
         result["job"] = in_job(chats)
+        result["causal_turns"] = CAUSAL_TURNS
     return result
+
+
+def variant_label(variant: str, result: dict[str, Any]) -> str:
+    """How a row names a variant's memories (causal: with its number of turns)."""
+    if variant == "causal":
+        return f"causal memories, {result.get('causal_turns', CAUSAL_TURNS)} turns before"
+    return f"{variant} memories"
+
+
+def variants_md(result: dict[str, Any]) -> str:
+    return ("Memories: *plain* (the turn alone), *context* (the 3 turns before and after it in "
+            "its session as `context`: a replay of a finished conversation), *causal* (only the "
+            f"{result.get('causal_turns', CAUSAL_TURNS)} turns before it in its session: what a "
+            "streaming job has when the turn arrives).")
 
 
 def rows(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -443,10 +497,13 @@ def rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     exact = result["offline"]["exact RRF k=60"]["recall@10"]
     out = []
     if "job" in result:
-        for variant in ("plain", "context"):
+        for variant in VARIANTS:
+            if f"{variant} hybrid" not in result["job"]:  # a result from before causal memories
+                continue
             hy = result["job"][f"{variant} hybrid"]
             out.append({
-                "figure": f"REALTALK recall@10, hybrid in a job ({variant} memories) vs exact "
+                "figure": f"REALTALK recall@10, hybrid in a job ({variant_label(variant, result)}) "
+                          "vs exact "
                           f"RRF ({result['offline']['_questions']['count']} questions)",
                 "ours": f"{hy['recall@10']:.3f}", "peer": f"{exact:.3f}",
                 "ratio": f"{hy['recall@10'] - exact:+.3f}", "target": "+0.05",
@@ -474,11 +531,14 @@ def markdown(result: dict[str, Any]) -> str:
         job = result["job"]
         lines += ["In the job (`ctx.memory.search(question, limit=k, mode=...)`, parallelism 1, "
                   f"{job['job_s']:.0f} s for adds and searches); search times at limit 10, "
-                  "embedding excluded, second pass over the questions:", "",
+                  "embedding excluded, second pass over the questions. " + variants_md(result),
+                  "",
                   "| memories | mode | recall@5 | recall@10 | recall@20 | p50 ms | p95 ms |",
                   "|---|---|---|---|---|---|---|"]
-        for variant in ("plain", "context"):
+        for variant in VARIANTS:
             for mode in MODES:
+                if f"{variant} {mode}" not in job:
+                    continue
                 r = job[f"{variant} {mode}"]
                 lines.append(f"| {variant} | {mode} | {r['recall@5']:.3f} | "
                              f"{r['recall@10']:.3f} | {r['recall@20']:.3f} | "

@@ -1,10 +1,12 @@
-"""REALTALK (10 real multi-session chats, questions labelled with their evidence turns).
+"""REALTALK and LoCoMo (10 multi-session chats each, questions labelled with evidence turns).
 
-The dataset's repository states no licence, so it is not committed here: ``make
-bench-retrieval-data`` clones it (``REALTALK_URL``, pinned to ``REALTALK_COMMIT``) into
-``.bench/REALTALK`` and this module derives ``.bench/realtalk/chats.json`` from its
-``data/Chat_*.json`` (its ``data/locomo`` copy is held out: never read here). Turn vectors are
-cached beside it, per embedder, so re-runs do not embed 8,944 turns again.
+Neither is committed here (REALTALK's repository states no licence, LoCoMo is CC BY-NC): ``make
+bench-retrieval-data`` clones the REALTALK repository (``REALTALK_URL``, pinned to
+``REALTALK_COMMIT``) into ``.bench/REALTALK``, and this module derives ``.bench/realtalk/
+chats.json`` from its ``data/Chat_*.json`` and ``.bench/locomo/chats.json`` from its
+``data/locomo/Chat_*.json`` (``--dataset locomo``). REALTALK is what retrieval was tuned on;
+LoCoMo is the held-out check, run with the defaults frozen. Turn vectors are cached beside each
+``chats.json``, per embedder, so re-runs do not embed the turns again.
 """
 
 from __future__ import annotations
@@ -19,8 +21,31 @@ import numpy as np
 
 from .common import ROOT
 
-CACHE = ROOT / ".bench" / "realtalk"
-CATEGORIES = (1, 2, 3, 4)
+CATEGORIES = (1, 2, 3, 4)  # 5 is LoCoMo's adversarial category (unanswerable questions)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Where a dataset's chats lie in the checkout and how their turns are laid out."""
+
+    name: str
+    pattern: str  # the chat files, relative to the checkout
+    text_field: str  # REALTALK's cleaned text, LoCoMo's text
+    nested: bool  # LoCoMo keeps the sessions under "conversation", dates per session
+
+    @property
+    def cache(self) -> Path:
+        return ROOT / ".bench" / self.name
+
+    @property
+    def chats(self) -> Path:
+        return self.cache / "chats.json"
+
+
+REALTALK = Dataset("realtalk", "data/Chat_*.json", "clean_text", nested=False)
+LOCOMO = Dataset("locomo", "data/locomo/Chat_*.json", "text", nested=True)
+DATASETS = {d.name: d for d in (REALTALK, LOCOMO)}
+CACHE = REALTALK.cache
 
 
 @dataclass(frozen=True)
@@ -68,39 +93,43 @@ def evidence_ids(evidence: list[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def derive(source: Path, out: Path = CACHE / "chats.json") -> Path:
+def derive(source: Path, dataset: Dataset = REALTALK) -> Path:
     """Compact chats (turns with text, questions of categories 1-4 with evidence) from a clone."""
-    files = sorted((source / "data").glob("Chat_*.json"))
+    files = sorted(source.glob(dataset.pattern))
     if len(files) != 10:
-        raise SystemExit(f"expected 10 data/Chat_*.json under {source}, found {len(files)}")
+        raise SystemExit(f"expected 10 {dataset.pattern} under {source}, found {len(files)}")
     chats = []
     for path in files:
         raw = json.loads(path.read_text())
-        sessions = sorted((int(k.split("_")[1]), v) for k, v in raw.items()
-                          if k.startswith("session_") and isinstance(v, list))
-        turns = [{"dia_id": t["dia_id"], "speaker": t["speaker"], "text": t["clean_text"],
-                  "date": t.get("date_time", ""), "session": n}
-                 for n, session in sessions for t in session if t.get("clean_text", "").strip()]
+        conversation = raw["conversation"] if dataset.nested else raw
+        sessions = sorted((int(k.split("_")[1]), v) for k, v in conversation.items()
+                          if re.fullmatch(r"session_\d+", k) and isinstance(v, list))
+        turns = [{"dia_id": t["dia_id"], "speaker": t["speaker"],
+                  "text": t[dataset.text_field],
+                  "date": t.get("date_time") or conversation.get(f"session_{n}_date_time", ""),
+                  "session": n}
+                 for n, session in sessions for t in session
+                 if t.get(dataset.text_field, "").strip()]
         known = {t["dia_id"] for t in turns}
         questions = [{"question": q["question"], "category": q["category"],
-                      "evidence": [e for e in evidence_ids(q["evidence"]) if e in known]}
+                      "evidence": [e for e in evidence_ids(q.get("evidence", [])) if e in known]}
                      for q in raw.get("qa", []) if q.get("category") in CATEGORIES]
         chats.append({"name": path.stem, "turns": turns,
                       "questions": [q for q in questions if q["evidence"]]})
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(chats))
-    return out
+    dataset.chats.parent.mkdir(parents=True, exist_ok=True)
+    dataset.chats.write_text(json.dumps(chats))
+    return dataset.chats
 
 
-CHATS = CACHE / "chats.json"
+CHATS = REALTALK.chats
 
 
-def missing_data() -> str | None:
-    """Why the REALTALK benchmarks cannot run here (the data is downloaded, never committed)."""
-    if CHATS.is_file():
+def missing_data(dataset: Dataset = REALTALK) -> str | None:
+    """Why a dataset's benchmarks cannot run here (the data is downloaded, never committed)."""
+    if dataset.chats.is_file():
         return None
-    return (f"{CHATS.relative_to(ROOT)} is missing: run `make bench-retrieval-data` "
-            "(REALTALK is downloaded, never committed)")
+    return (f"{dataset.chats.relative_to(ROOT)} is missing: run `make bench-retrieval-data` "
+            f"({dataset.name} is downloaded, never committed)")
 
 
 def load(path: Path = CHATS) -> list[Chat]:
@@ -112,12 +141,12 @@ def load(path: Path = CHATS) -> list[Chat]:
             for c in json.loads(path.read_text())]
 
 
-def cached_vectors(name: str, texts: list[str], embed) -> np.ndarray:
-    """``embed(texts)`` once per (embedder name, texts); later runs read ``.bench/realtalk``."""
+def cached_vectors(name: str, texts: list[str], embed, cache: Path = CACHE) -> np.ndarray:
+    """``embed(texts)`` once per (embedder name, texts); later runs read them from ``cache``."""
     import hashlib
 
     digest = hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:16]
-    path = CACHE / f"vectors-{name}-{digest}.npy"
+    path = cache / f"vectors-{name}-{digest}.npy"
     if path.is_file():
         return np.load(path)
     vectors = np.asarray(embed(texts), dtype=np.float32)
@@ -129,9 +158,12 @@ def cached_vectors(name: str, texts: list[str], embed) -> np.ndarray:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("source", type=Path, help="a REALTALK checkout")
-    chats = load(derive(p.parse_args().source))
-    print(f"{len(chats)} chats, {sum(len(c.turns) for c in chats)} turns, "
-          f"{sum(len(c.questions) for c in chats)} questions -> {CACHE / 'chats.json'}")
+    p.add_argument("--dataset", choices=sorted(DATASETS), default=REALTALK.name)
+    a = p.parse_args()
+    dataset = DATASETS[a.dataset]
+    chats = load(derive(a.source, dataset))
+    print(f"{dataset.name}: {len(chats)} chats, {sum(len(c.turns) for c in chats)} turns, "
+          f"{sum(len(c.questions) for c in chats)} questions -> {dataset.chats}")
 
 
 if __name__ == "__main__":
