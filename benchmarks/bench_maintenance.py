@@ -5,12 +5,14 @@ evidence recall@10 on REALTALK with maintenance on and off.
 
 Each REALTALK chat is one key and each turn one memory (``speaker: text``), as in
 bench_retrieval. Both sides load the same turns into the real Lucene index (driven over py4j
-by the local runner, which commits and fires timers as the Flink function does); one side then
-runs a maintenance pass per key (consolidation, keep-newest, at each threshold; or forgetting
-over a per-key budget of 85% of the key's memories), the other not. Every question is then
-asked with the default (hybrid) search, top 10. A turn merged into another counts as found when
-its survivor is returned: the survivor is at least ``threshold`` similar and stands for it; a
-forgotten turn is not found. The embedder serves the cached all-MiniLM-L6-v2 vectors of
+by the local runner, which commits and fires timers as the Flink function does); half of each
+chat's questions (every other one) is then asked, as an agent in use would, and their hits count
+as accesses; one side runs a maintenance pass per key (consolidation, keep-newest, at each
+threshold; or forgetting over a per-key budget of 95%, 90% or 85% of the key's memories), the
+other not. The other half of the questions, never asked before, is then asked with the default
+(hybrid) search, top 10, and recall is measured on it. A turn merged into another counts as
+found when its survivor is returned: the survivor is at least ``threshold`` similar and stands
+for it; a forgotten turn is not found. The embedder serves the cached all-MiniLM-L6-v2 vectors of
 bench_retrieval, so both sides see the same vectors and no time goes into embedding. Times go
 through py4j (about 0.1 ms a call that PEMJA, in a job, does not pay): read them as an upper
 bound.
@@ -42,15 +44,15 @@ from flink_agents_memory.runtime.local import LocalAgentRunner
 
 from .common import machine, module_main
 from .index_store import IndexStore
-from .realtalk import Chat, cached_vectors, load, missing_data
+from .realtalk import Chat, Question, cached_vectors, load, missing_data
 
 NAME = "maintenance"
 TITLE = "Maintenance: cost per key, index shrink, recall@10 on and off (REALTALK)"
 COMMAND = "python -m benchmarks.bench_maintenance"
 BATCH = 200
 K = 10
-#: Forgetting's budget per key, as a share of the key's memories: 15% of each is forgotten.
-KEEP = 0.85
+#: Forgetting's budgets per key, as shares of the key's memories (5%, 10%, 15% forgotten).
+KEEPS = (0.95, 0.9, 0.85)
 
 #: A side's maintenance of a chat's key (the budget is per key); None: maintenance off.
 Side = Callable[[Chat], MaintenanceConfig] | None
@@ -65,7 +67,7 @@ def consolidating(threshold: float) -> Side:
 
 def forgetting(keep: float) -> Side:
     """Forgetting over a budget of ``keep`` of the chat's turns (default half-life and
-    weights: no search has hit a memory yet, so recency decides)."""
+    weights): the hits of the questions asked before the pass are the accesses it weighs."""
     return lambda chat: MaintenanceConfig(
         interval_ms=1, forgetting=Forgetting(budget=math.ceil(keep * len(chat.turns))))
 
@@ -156,13 +158,30 @@ def survivors(runner: IndexRunner, chat: Chat, ids: dict[str, int]) -> dict[int,
     return {turn: final(memory_id) for memory_id, turn in ids.items()}
 
 
+def asked_before(chat: Chat) -> list[Question]:
+    """The questions asked before the pass (every other one): the agent has been in use, and
+    their hits count as accesses that forgetting weighs."""
+    return chat.questions[0::2]
+
+
+def measured(chat: Chat) -> list[Question]:
+    """The questions recall is measured on: the other half, never asked before the pass."""
+    return chat.questions[1::2]
+
+
+def search_all(runner: IndexRunner, chat: Chat, questions: list[Question]) -> list[list[str]]:
+    """Ids of the top ``K`` of each question's default search (each hit counts as an access)."""
+    texts = [q.question for q in questions]
+    return runner.do(chat.name, lambda c: [[h.id for h in c.memory.search(q, limit=K)]
+                                           for q in texts])
+
+
 def recall_at_k(runner: IndexRunner, chat: Chat, stands_for: dict[int, str]) -> list[float]:
     index = {t.dia_id: i for i, t in enumerate(chat.turns)}
-    questions = [q.question for q in chat.questions]
-    hits = runner.do(chat.name, lambda c: [[h.id for h in c.memory.search(q, limit=K)]
-                                           for q in questions])
+    questions = measured(chat)
+    hits = search_all(runner, chat, questions)
     out = []
-    for q, ranked in zip(chat.questions, hits, strict=True):
+    for q, ranked in zip(questions, hits, strict=True):
         evidence = {index[e] for e in q.evidence}
         found = sum(1 for e in evidence if stands_for[e] in ranked)
         out.append(found / len(evidence))
@@ -188,6 +207,7 @@ def measure_side(chats: list[Chat], table: dict[str, np.ndarray], side: Side
                 runner = IndexRunner(agent, index)
                 ids = load_chat(runner, chat)
                 before += len(ids)
+                search_all(runner, chat, asked_before(chat))
                 if side is not None:
                     start = time.perf_counter()
                     runner.fire_timers(runner.now + 10)
@@ -212,7 +232,8 @@ def run(quick: bool) -> dict[str, Any]:
     table = table_for(chats)
     off = measure_side(chats, table, None)
     sides_on: dict[str, Side] = {f"consolidation >= {t}": consolidating(t) for t in thresholds}
-    sides_on[f"forgetting, budget {100 * KEEP:.0f}% of each key"] = forgetting(KEEP)
+    for keep in [KEEPS[-1]] if quick else KEEPS:
+        sides_on[f"forgetting, budget {100 * keep:.0f}% of each key"] = forgetting(keep)
     sides = {}
     for label, side in sides_on.items():
         on = measure_side(chats, table, side)
@@ -257,11 +278,13 @@ def markdown(r: dict[str, Any]) -> str:
         "of each near-duplicate group; a merged evidence turn counts as found through its "
         "survivor. The pass is each key's first, so every memory is new to it and is compared "
         "with its neighbours; later passes compare only what was written since. Pass times "
-        "through py4j (an upper bound of the in-job cost). Forgetting keeps a budget of "
-        f"{100 * KEEP:.0f}% of each key's memories (the rest is forgotten); no search has hit "
-        "any memory yet and none has an importance, so recency decides: the turns were loaded "
-        f"in the conversation's order, {BATCH} a run at one timestamp, so the oldest runs' "
-        "turns go (ties within a run: the smaller id).", "",
+        "through py4j (an upper bound of the in-job cost). Before the pass, every other question "
+        "of a chat is asked (its top 10 are accesses, and their age restarts); recall is "
+        f"measured on the other {off['questions']} questions. Forgetting keeps a budget of a "
+        "share of each key's memories; none has an importance, so accesses decide, then "
+        f"recency: the turns were loaded in the conversation's order, {BATCH} a run at one "
+        "timestamp, so of those never hit the oldest runs' turns go (ties within a run: the "
+        "smaller id).", "",
         "| maintenance | memories after | shrink | recall@10 | drop | pass ms/key (median) "
         "| us/memory |", "|---|---|---|---|---|---|---|",
         f"| off | {off['memories_after']:,} | - | {off['recall@10']:.3f} | - | - | - |"]
