@@ -19,20 +19,13 @@ if "CHROMA_BIN" not in os.environ and _CHROMA.is_file():
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "optional_in_ci(reason): may skip in CI too; the reason says why no user "
-                   "path is hidden by it")
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Iterator[None]:
     """In CI (CI=true) a skipped test is a failure: CI exists to run the paths users take
-    (Docker, the browser, the real embedder, root-only fault mounts). Only a test marked
-    ``optional_in_ci`` may skip there."""
+    (Docker, the browser, both embedder backends, root-only fault mounts)."""
     outcome = yield
     report = outcome.get_result()
-    if IN_CI and report.skipped and item.get_closest_marker("optional_in_ci") is None:
+    if IN_CI and report.skipped:
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
         report.outcome = "failed"
         report.longrepr = f"skipped in CI (CI=true), where every test must run: {reason}"

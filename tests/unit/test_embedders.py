@@ -86,8 +86,6 @@ def test_minilm_embeds_offline_by_meaning_and_batches_do_not_change_vectors():
     assert isinstance(default_embedder(), MiniLMEmbedder)
 
 
-@pytest.mark.optional_in_ci("torch is a multi-GB optional install (make install-models); the "
-                            "default numpy backend is held to its vectors by the fixture test")
 @pytest.mark.skipif(not HAS_SENTENCE_TRANSFORMERS, reason="models extra not installed "
                     "(make install-models)")
 def test_sentence_transformers_backend_gives_the_numpy_vectors():
