@@ -23,13 +23,12 @@ from flink_agents_memory.memory.long_term import LongTermMemoryConfig
 from . import bench_retrieval
 from .bench_retrieval import (
     CAUSAL_TURNS,
-    VARIANTS,
     CachedVectors,
     RetrievalAgent,
     exact,
+    hybrid_vs_exact_rows,
     in_job,
     offline,
-    variant_label,
 )
 from .common import ROOT
 from .realtalk import LOCOMO, load, missing_data
@@ -64,14 +63,8 @@ def rows(result: dict[str, Any]) -> list[dict[str, Any]]:
                  "peer": "-", "ratio": None, "target": "reported", "met": None,
                  "command": COMMAND}]
     off = result["offline"]
-    rrf = off["exact RRF k=60"]["recall@10"]
-    count = off["_questions"]["count"]
-    out = [{"figure": f"LoCoMo (held out) recall@10, default hybrid in a job "
-                      f"({variant_label(variant, result)}) vs exact RRF ({count} questions)",
-            "ours": f"{result['job'][f'{variant} hybrid']['recall@10']:.3f}",
-            "peer": f"{rrf:.3f}",
-            "ratio": f"{result['job'][f'{variant} hybrid']['recall@10'] - rrf:+.3f}",
-            "target": "reported", "met": None, "command": COMMAND} for variant in VARIANTS]
+    out = hybrid_vs_exact_rows(result, "LoCoMo (held out) recall@10, default hybrid in a job",
+                               COMMAND, None)
     out.append({"figure": "LoCoMo (held out) recall@10, exact cosine / BM25 / RRF k=60",
                 "ours": " / ".join(f"{off[n]['recall@10']:.3f}" for n in
                                    ("exact cosine", "exact BM25", "exact RRF k=60")),

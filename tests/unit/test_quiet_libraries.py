@@ -1,9 +1,10 @@
 """quiet_libraries() keeps model libraries off the console (the hang of issue 16).
 
 Inside a TaskManager, sentence-transformers' tqdm bar wrote to PEMJA's redirected stderr and the
-write blocked the task thread for good. CI has no torch, so this drives the same output
-paths (a real tqdm bar, warnings.warn, print) under a console whose writes block, as PEMJA's
-did, until a timeout releases them: if the silencing breaks, the test fails instead of hanging.
+write blocked the task thread for good. Without torch (a light install), this drives the same
+output paths (a real tqdm bar, warnings.warn, print) under a console whose writes block, as
+PEMJA's did, until a timeout releases them: if the silencing breaks, the test fails instead of
+hanging. The whole backend in a job is tests/flink/test_embedder_flink.py.
 """
 
 from __future__ import annotations
