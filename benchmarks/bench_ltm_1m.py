@@ -1,6 +1,6 @@
 """Long-term memory at 1M memories per subtask: build, settled search, recall, checkpoint, restore.
 
-    python -m benchmarks.bench_ltm_1m [--quick]     (full: about an hour on 2 cores; not in CI)
+    python -m benchmarks.bench_ltm_1m [--quick]     (full: about 40 minutes on 2 cores; not in CI)
 
 One subtask's index of 1,000,000 memories under one key (Lucene's HNSW kNN over every one),
 built and measured as bench_ltm measures its 10k and 100k rows (``bench_ltm.index_size``:
@@ -84,20 +84,21 @@ def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     x, real = r["index"], r["real_text"]
     n = f"{x['items']:,}"
     p95 = x["search_us"]["p95"] / 1000
+    full = x["items"] >= 1_000_000  # a quick run's figures meet no target
     out = [
         {"figure": f"settled search p95 (py4j), {n} memories x 384 dims, one key (HNSW)",
          "ours": f"{p95:.2f} ms",
          "peer": f"{x['numpy_exact_us']['p95'] / 1000:.2f} ms (numpy exact, same data)",
          "ratio": x["numpy_exact_us"]["p95"] / x["search_us"]["p95"],
-         "target": "p95 <= 5 ms at 1M", "met": p95 <= 5 and x["items"] >= 1_000_000,
+         "target": "p95 <= 5 ms at 1M", "met": p95 <= 5 and full,
          "command": COMMAND},
         {"figure": f"recall@10 vs exact, {n} memories (synthetic clustered vectors)",
          "ours": f"{x['recall_at_10']:.3f}", "peer": "1.000 (numpy exact)",
          "ratio": x["recall_at_10"], "target": ">= 0.95 at 1M",
-         "met": x["recall_at_10"] >= 0.95 and x["items"] >= 1_000_000, "command": COMMAND},
+         "met": x["recall_at_10"] >= 0.95 and full, "command": COMMAND},
         {"figure": f"restore of {n} memories (to a first search)",
          "ours": f"{x['restore_s']:.1f} s", "peer": "-", "ratio": None,
-         "target": "<= 30 s at 1M", "met": x["restore_s"] <= 30 and x["items"] >= 1_000_000,
+         "target": "<= 30 s at 1M", "met": x["restore_s"] <= 30 and full,
          "command": COMMAND},
         {"figure": f"full-copy snapshot of {n} memories (incremental checkpoints upload only "
                    "new segment files: bench_ltm_checkpoints)",
