@@ -26,8 +26,9 @@ import org.apache.lucene.store.FSDirectory;
  * Latency only: it does not measure recall. docs/architecture.md quotes a run.
  *
  * <pre>
- * javac -cp java_udf/target/flink-agents-memory-java-0.1.0.jar -d /tmp/qs benchmarks/java/QuantisedSearch.java
- * java -cp java_udf/target/flink-agents-memory-java-0.1.0.jar:/tmp/qs QuantisedSearch 100000 int8   # or float
+ * make jar
+ * javac -cp java_udf/target/flink-agents-memory-java-0.1.0.jar -d java_udf/target/quantised-search benchmarks/java/QuantisedSearch.java
+ * java -cp java_udf/target/flink-agents-memory-java-0.1.0.jar:java_udf/target/quantised-search QuantisedSearch 100000 int8   # or float
  * </pre>
  */
 public final class QuantisedSearch {
