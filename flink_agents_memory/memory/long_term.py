@@ -189,7 +189,8 @@ class LongTermMemory(MemoryAPI):
         vector = None if mode == "keyword" else self._vectors([query])[0].tobytes()
         options = {"mode": mode, "limit": limit, "min_score": min_score,
                    "filters": filters, "now": self._now_ms(),
-                   "keyword_weight": self.config.hybrid_keyword_weight}
+                   "keyword_weight": self.config.hybrid_keyword_weight,
+                   "vector_candidates": self.config.vector_candidates}
         # The vector side embeds the whole query; BM25 gets it without question words.
         text = keyword_query(query) if self.config.drop_question_words else query
         with Timer(self.metrics, f"long_term.search_us.{mode}"):
@@ -228,7 +229,8 @@ class LongTermMemory(MemoryAPI):
 
     def similar(self, vector: np.ndarray, limit: int) -> list[dict[str, Any]]:
         """Nearest memories of this key to ``vector`` (vector mode), with scores."""
-        options = {"mode": "vector", "limit": limit, "filters": {}, "now": self._now_ms()}
+        options = {"mode": "vector", "limit": limit, "filters": {}, "now": self._now_ms(),
+                   "vector_candidates": self.config.vector_candidates}
         hits = json.loads(self._store.search("", vector.tobytes(), json.dumps(options)))
         return [h for h in hits if self._pending.get(h["id"], h) is not None]
 

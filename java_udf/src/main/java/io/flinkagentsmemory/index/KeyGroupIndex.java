@@ -234,8 +234,7 @@ public final class KeyGroupIndex implements Closeable {
             // Unfiltered kNN when the filter would keep every live document (see keyHoldsIndex).
             Query vectorFilter = !expired && options.filters().isEmpty() && KeyFilters.keyHoldsIndex(s, key)
                     ? null : filter;
-            List<ScoreDoc> ranked = ranker.rank(s, options.mode(), vectorFilter, filter, queryText, queryVector,
-                    options.limit(), options.keywordWeight());
+            List<ScoreDoc> ranked = ranker.rank(s, options, vectorFilter, filter, queryText, queryVector);
             List<SearchHit> out = new ArrayList<>();
             StoredFields fields = s.storedFields();
             for (ScoreDoc sd : ranked) {

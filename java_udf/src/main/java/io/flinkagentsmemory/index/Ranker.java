@@ -27,14 +27,6 @@ import org.apache.lucene.search.similarities.Similarity;
  */
 final class Ranker {
 
-    /**
-     * HNSW beam: top-k searches explore at least this many candidates (recall at small k). On
-     * uniformly random 64-dim vectors (HNSW's hard case), a folded one-segment index of 20k
-     * gives recall@10 0.88-0.90 at 100, 0.95 at 150 and 0.976 at 200, for 1.74x the vectors
-     * visited at 100 (4,772 against 2,749 per query); VectorRecallTest holds it to 0.95.
-     */
-    static final int MIN_VECTOR_CANDIDATES = 200;
-
     /** Hybrid search fuses at least this many candidates of each list. */
     static final int MIN_HYBRID_CANDIDATES = 100;
 
@@ -68,23 +60,27 @@ final class Ranker {
      * lists' candidates). {@code vectorFilter} null searches every live document by vector;
      * {@code filter} restricts the keyword ranking.
      */
-    List<ScoreDoc> rank(IndexSearcher s, SearchOptions.Mode mode, Query vectorFilter, Query filter, String text,
-            float[] vector, int limit, double keywordWeight) throws IOException {
-        return switch (mode) {
-            case VECTOR -> vectorHits(s, vectorFilter, vector, limit);
+    List<ScoreDoc> rank(IndexSearcher s, SearchOptions options, Query vectorFilter, Query filter, String text,
+            float[] vector) throws IOException {
+        int limit = options.limit();
+        return switch (options.mode()) {
+            case VECTOR -> vectorHits(s, vectorFilter, vector, limit, options.vectorCandidates());
             case KEYWORD -> keywordHits(s, filter, text, limit);
-            case HYBRID -> hybridHits(s, vectorFilter, filter, text, vector, limit, keywordWeight);
+            case HYBRID -> hybridHits(s, vectorFilter, filter, text, vector, limit, options);
         };
     }
 
-    /** kNN hits; {@code filter} null searches every live document. */
-    List<ScoreDoc> vectorHits(IndexSearcher s, Query filter, float[] vector, int k) throws IOException {
+    /**
+     * kNN hits, exploring at least {@code beam} candidates (recall at small k); {@code filter}
+     * null searches every live document.
+     */
+    List<ScoreDoc> vectorHits(IndexSearcher s, Query filter, float[] vector, int k, int beam) throws IOException {
         DocumentValidator.requirePositive(k);
         if (validator.dimension() == -1) {
             return List.of();
         }
         validator.requireQueryDimension(vector.length);
-        int candidates = Math.max(k, MIN_VECTOR_CANDIDATES);
+        int candidates = Math.max(k, beam);
         Query knn = new SegmentScaledKnnQuery(s.getIndexReader(), DocumentSchema.VECTOR, vector, candidates, k, filter);
         return List.of(s.search(knn, k).scoreDocs);
     }
@@ -106,9 +102,10 @@ final class Ranker {
     }
 
     private List<ScoreDoc> hybridHits(IndexSearcher s, Query vectorFilter, Query filter, String text, float[] vector,
-            int limit, double keywordWeight) throws IOException {
+            int limit, SearchOptions options) throws IOException {
+        double keywordWeight = options.keywordWeight();
         int candidates = Math.max(limit * 4, MIN_HYBRID_CANDIDATES);
-        List<ScoreDoc> byVector = vectorHits(s, vectorFilter, vector, candidates);
+        List<ScoreDoc> byVector = vectorHits(s, vectorFilter, vector, candidates, options.vectorCandidates());
         List<ScoreDoc> byKeyword = keywordWeight > 0 ? keywordHits(s, filter, text, candidates) : List.of();
         return ScoreFusion.fuse(byVector, byKeyword, keywordWeight);
     }

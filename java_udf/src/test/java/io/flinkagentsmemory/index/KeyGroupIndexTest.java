@@ -267,6 +267,19 @@ class KeyGroupIndexTest {
     }
 
     @Test
+    void vectorCandidatesAreReadAndChecked() {
+        assertEquals(SearchOptions.DEFAULT_VECTOR_CANDIDATES, SearchOptions.fromJson("{}").vectorCandidates());
+        assertEquals(SearchOptions.DEFAULT_VECTOR_CANDIDATES,
+                SearchOptions.fromJson("{\"vector_candidates\":null}").vectorCandidates());
+        assertEquals(64, SearchOptions.fromJson("{\"vector_candidates\":64}").vectorCandidates());
+        for (String bad : new String[] {"0", "-5", "10001", "1.5", "\"100\"", "true", "[100]"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> SearchOptions.fromJson("{\"vector_candidates\":" + bad + "}"), bad);
+            assertTrue(e.getMessage().contains("vector_candidates"), e.getMessage());
+        }
+    }
+
+    @Test
     void metadataFilters() throws Exception {
         index.add(doc("a", "alice", KG, "note", null,
                 "{\"topic\":\"food\",\"stars\":5,\"public\":true,\"tags\":[\"x\",\"y\"],\"nested\":{\"k\":1}}",

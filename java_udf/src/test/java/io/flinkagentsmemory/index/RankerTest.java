@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 class RankerTest {
 
     private static final int KG = 1;
+    private static final int BEAM = SearchOptions.DEFAULT_VECTOR_CANDIDATES;
     private static final float[] X = {1f, 0f};
     private static final float[] Y = {0f, 1f};
     private static final float[] XY = {(float) Math.sqrt(0.5), (float) Math.sqrt(0.5)};
@@ -56,21 +57,21 @@ class RankerTest {
     void vectorScoresAreHalfOfOnePlusDot() throws Exception {
         write(doc("x", "alice", KG, "m", X), doc("y", "alice", KG, "m", Y), doc("xy", "alice", KG, "m", XY));
         IndexSearcher s = index.searcher();
-        List<ScoreDoc> hits = ranker.vectorHits(s, null, X, 3);
+        List<ScoreDoc> hits = ranker.vectorHits(s, null, X, 3, BEAM);
         assertEquals(List.of("x", "xy", "y"), ids(s, hits));
         assertEquals(1.0, hits.get(0).score, 1e-6);
         assertEquals((1 + Math.sqrt(0.5)) / 2, hits.get(1).score, 1e-6);
         assertEquals(0.5, hits.get(2).score, 1e-6);
         Query onlyY = KeyFilters.live(s, "alice", 0, MetadataFilter.none(),
                 new TermQuery(new Term(DocumentSchema.ID, "y")));
-        assertEquals(List.of("y"), ids(s, ranker.vectorHits(s, onlyY, X, 3)));
+        assertEquals(List.of("y"), ids(s, ranker.vectorHits(s, onlyY, X, 3, BEAM)));
     }
 
     @Test
     void anIndexWithoutVectorsHasNoVectorHits() throws Exception {
         write(doc("t", "alice", KG, "text only", null));
         IndexSearcher s = index.searcher();
-        assertEquals(List.of(), ranker.vectorHits(s, null, new float[] {1f, 0f, 0f}, 3));
+        assertEquals(List.of(), ranker.vectorHits(s, null, new float[] {1f, 0f, 0f}, 3, BEAM));
     }
 
     @Test
@@ -78,9 +79,9 @@ class RankerTest {
         write(doc("x", "alice", KG, "m", X));
         IndexSearcher s = index.searcher();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> ranker.vectorHits(s, null, new float[] {1f, 0f, 0f}, 3));
+                () -> ranker.vectorHits(s, null, new float[] {1f, 0f, 0f}, 3, BEAM));
         assertEquals("vector dimension 3 does not match the index's dimension 2", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> ranker.vectorHits(s, null, X, 0));
+        e = assertThrows(IllegalArgumentException.class, () -> ranker.vectorHits(s, null, X, 0, BEAM));
         assertEquals("limit must be positive, got 0", e.getMessage());
     }
 
@@ -103,16 +104,22 @@ class RankerTest {
         Query alice = KeyFilters.live(s, "alice", 0, MetadataFilter.none());
         // Scaled vector scores: near 1, far 0; scaled keyword scores: far 1. Weight 1.5: far 0.6, near 0.4.
         assertEquals(List.of("far", "near"),
-                ids(s, ranker.rank(s, SearchOptions.Mode.HYBRID, null, alice, "pizza", X, 10, 1.5)));
+                ids(s, ranker.rank(s, options(SearchOptions.Mode.HYBRID, 10, 1.5), null, alice, "pizza", X)));
         assertEquals(List.of("near", "far"),
-                ids(s, ranker.rank(s, SearchOptions.Mode.HYBRID, null, alice, "pizza", X, 10, 0.0)));
-        assertEquals(List.of("far"), ids(s, ranker.rank(s, SearchOptions.Mode.KEYWORD, null, alice, "pizza", null, 10, 1.0)));
-        assertEquals(List.of("near"), ids(s, ranker.rank(s, SearchOptions.Mode.VECTOR, null, alice, null, X, 1, 1.0)));
+                ids(s, ranker.rank(s, options(SearchOptions.Mode.HYBRID, 10, 0.0), null, alice, "pizza", X)));
+        assertEquals(List.of("far"),
+                ids(s, ranker.rank(s, options(SearchOptions.Mode.KEYWORD, 10, 1.0), null, alice, "pizza", null)));
+        assertEquals(List.of("near"),
+                ids(s, ranker.rank(s, options(SearchOptions.Mode.VECTOR, 1, 1.0), null, alice, null, X)));
     }
 
     private void write(MemoryDocument... docs) throws Exception {
         validator.validate(List.of(docs));
         index.add(docs);
+    }
+
+    private static SearchOptions options(SearchOptions.Mode mode, int limit, double keywordWeight) {
+        return new SearchOptions(mode, limit, null, null, 0, keywordWeight);
     }
 
     private static List<String> ids(IndexSearcher s, List<ScoreDoc> hits) throws Exception {

@@ -31,6 +31,7 @@ class VectorRecallTest {
     private static final int QUERIES = 100;
     private static final int BATCH = 1_000;
     private static final long NEVER_QUIET = 3_600_000;
+    private static final int NARROW_BEAM = 20;
 
     @TempDir
     Path dir;
@@ -52,12 +53,17 @@ class VectorRecallTest {
             index.awaitMerges();
             assertEquals(1, index.segmentCount(), "a quiet index is folded into one segment");
             assertRecall(index, vectors, keys, random, "folded");
+            if (keys == 1) { // a narrow beam reaches the graph search: it finds fewer
+                double narrow = recall(index, vectors, keys, random, NARROW_BEAM);
+                System.out.printf("VECTOR recall@%d folded at vector_candidates %d: %.4f%n", K, NARROW_BEAM, narrow);
+                assertTrue(narrow < 0.9, "a beam of " + NARROW_BEAM + " gave recall " + narrow);
+            }
         }
     }
 
     private static void assertRecall(KeyGroupIndex index, float[][] vectors, int keys, Random random, String layout)
             throws Exception {
-        double recall = recall(index, vectors, keys, random);
+        double recall = recall(index, vectors, keys, random, SearchOptions.DEFAULT_VECTOR_CANDIDATES);
         System.out.printf("VECTOR recall@%d, %d docs x %d dims, %d key(s), %s: %.4f%n",
                 K, DOCS, DIM, keys, layout, recall);
         assertTrue(recall >= 0.95, layout + ": recall " + recall);
@@ -82,7 +88,8 @@ class VectorRecallTest {
         return vectors;
     }
 
-    private static double recall(KeyGroupIndex index, float[][] vectors, int keys, Random random) throws Exception {
+    private static double recall(KeyGroupIndex index, float[][] vectors, int keys, Random random, int beam)
+            throws Exception {
         double found = 0;
         for (int q = 0; q < QUERIES; q++) {
             float[] query = unitVector(random, DIM);
@@ -95,7 +102,7 @@ class VectorRecallTest {
                     .limit(K)
                     .forEach(i -> exact.add("" + i));
             for (SearchHit h : index.search(key, null, query,
-                    new SearchOptions(SearchOptions.Mode.VECTOR, K, null, null, 0))) {
+                    new SearchOptions(SearchOptions.Mode.VECTOR, K, null, null, 0, 1.0, beam))) {
                 if (exact.contains(h.document().id())) {
                     found++;
                 }
