@@ -54,8 +54,10 @@ class IndexStore:
         self.store.addBatch(json.dumps(docs), np.ascontiguousarray(vectors, "<f4").tobytes())
 
     def search(self, vector: np.ndarray, limit: int = 10, mode: str = "vector",
-               text: str = "") -> list[str]:
-        options = json.dumps({"mode": mode, "limit": limit, "filters": {}, "now": 0})
+               text: str = "", vector_candidates: int | None = None) -> list[str]:
+        """Ids of the hits; ``vector_candidates`` None: the store's default HNSW beam."""
+        options = json.dumps({"mode": mode, "limit": limit, "filters": {}, "now": 0,
+                              "vector_candidates": vector_candidates})
         hits = json.loads(self.store.search(text, np.asarray(vector, "<f4").tobytes(), options))
         return [h["id"] for h in hits]
 

@@ -3,17 +3,10 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Random;
 
-import org.apache.lucene.codecs.Codec;
 import org.apache.lucene.codecs.KnnVectorsFormat;
-import org.apache.lucene.codecs.lucene912.Lucene912Codec;
 import org.apache.lucene.codecs.lucene99.Lucene99HnswScalarQuantizedVectorsFormat;
 import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
-import org.apache.lucene.document.Document;
-import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.IndexWriter;
-import org.apache.lucene.index.IndexWriterConfig;
-import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.store.Directory;
@@ -27,52 +20,32 @@ import org.apache.lucene.store.FSDirectory;
  *
  * <pre>
  * make jar
- * javac -cp java_udf/target/flink-agents-memory-java-0.1.0.jar -d java_udf/target/quantised-search benchmarks/java/QuantisedSearch.java
+ * javac -cp java_udf/target/flink-agents-memory-java-0.1.0.jar -d java_udf/target/quantised-search \
+ *     benchmarks/java/QuantisedSearch.java benchmarks/java/BenchVectors.java benchmarks/java/OneSegmentIndex.java
  * java -cp java_udf/target/flink-agents-memory-java-0.1.0.jar:java_udf/target/quantised-search QuantisedSearch 100000 int8   # or float
  * </pre>
  */
 public final class QuantisedSearch {
 
     private static final int DIM = 384;
-    private static final int CLUSTERS = 1000;
     private static final int QUERIES = 1000;
 
     public static void main(String[] args) throws Exception {
         int n = Integer.parseInt(args[0]);
         boolean int8 = args[1].equals("int8");
         Random random = new Random(7);
-        float[][] centres = new float[CLUSTERS][];
-        for (int i = 0; i < CLUSTERS; i++) {
-            centres[i] = unit(gaussian(random, DIM, 1f));
+        float[][] centres = BenchVectors.centres(random, DIM);
+        float[][] vectors = new float[n][];
+        for (int i = 0; i < n; i++) {
+            vectors[i] = BenchVectors.clustered(random, centres);
         }
         KnnVectorsFormat format = int8 ? new Lucene99HnswScalarQuantizedVectorsFormat() : new Lucene99HnswVectorsFormat();
-        Codec codec = new Lucene912Codec() {
-            @Override
-            public KnnVectorsFormat getKnnVectorsFormatForField(String field) {
-                return format;
-            }
-        };
         Path dir = Files.createTempDirectory("quantised-search");
-        long start = System.nanoTime();
-        try (Directory d = FSDirectory.open(dir);
-                IndexWriter w = new IndexWriter(d, new IndexWriterConfig().setCodec(codec).setRAMBufferSizeMB(64))) {
-            for (int i = 0; i < n; i++) {
-                Document doc = new Document();
-                doc.add(new KnnFloatVectorField("v", sample(random, centres), VectorSimilarityFunction.DOT_PRODUCT));
-                w.addDocument(doc);
-            }
-            w.forceMerge(1);
-        }
-        double buildSeconds = (System.nanoTime() - start) / 1e9;
-        long bytes = 0;
-        try (var files = Files.list(dir)) {
-            for (Path p : (Iterable<Path>) files::iterator) {
-                bytes += Files.size(p);
-            }
-        }
+        double buildSeconds = OneSegmentIndex.build(dir, format, vectors, 64);
+        long bytes = OneSegmentIndex.bytes(dir);
         float[][] queries = new float[QUERIES][];
         for (int i = 0; i < QUERIES; i++) {
-            queries[i] = sample(random, centres);
+            queries[i] = BenchVectors.clustered(random, centres);
         }
         try (Directory d = FSDirectory.open(dir); DirectoryReader reader = DirectoryReader.open(d)) {
             IndexSearcher searcher = new IndexSearcher(reader);
@@ -91,34 +64,5 @@ public final class QuantisedSearch {
                         buildSeconds, bytes >> 20);
             }
         }
-    }
-
-    private static float[] sample(Random random, float[][] centres) {
-        float[] v = gaussian(random, DIM, 0.05f);
-        float[] centre = centres[random.nextInt(CLUSTERS)];
-        for (int i = 0; i < DIM; i++) {
-            v[i] += centre[i];
-        }
-        return unit(v);
-    }
-
-    private static float[] gaussian(Random random, int dim, float scale) {
-        float[] v = new float[dim];
-        for (int i = 0; i < dim; i++) {
-            v[i] = scale * (float) random.nextGaussian();
-        }
-        return v;
-    }
-
-    private static float[] unit(float[] v) {
-        double norm = 0;
-        for (float x : v) {
-            norm += x * x;
-        }
-        float scale = (float) (1 / Math.sqrt(norm));
-        for (int i = 0; i < v.length; i++) {
-            v[i] *= scale;
-        }
-        return v;
     }
 }

@@ -39,9 +39,10 @@ class LtmAgent(Agent):
     source subtask, parallelism 1, events in order).
     """
 
-    def __init__(self, corpus: str, dim: int) -> None:
+    def __init__(self, corpus: str, dim: int, vector_candidates: int | None = None) -> None:
+        beam = {} if vector_candidates is None else {"vector_candidates": vector_candidates}
         self.long_term_memory = LongTermMemoryConfig(embedder=PrecomputedEmbedder(corpus, dim),
-                                                     default_mode="vector")
+                                                     default_mode="vector", **beam)
 
     @action(InputEvent)
     @staticmethod

@@ -28,6 +28,8 @@ def main() -> None:
     p.add_argument("--corpus", required=True)
     p.add_argument("--dim", type=int, default=384)
     p.add_argument("--batch", type=int, default=1, help="memories added per event (one key)")
+    p.add_argument("--vector-candidates", type=int, default=None,
+                   help="LongTermMemoryConfig.vector_candidates (default: the config's)")
     p.add_argument("--out", required=True)
     a = p.parse_args()
     out_dir = tempfile.mkdtemp(prefix="bench-ltm-")
@@ -69,8 +71,9 @@ def main() -> None:
     ds = env.from_source(NumberSequenceSource(0, adds + 2 * q),
                          WatermarkStrategy.no_watermarks(), "corpus") \
         .map(label, output_type=Types.STRING())
-    agents.from_datastream(ds, lambda v: v.split("|")[1]).apply(
-        LtmAgent(str(Path(a.corpus).resolve()), a.dim)).to_datastream(Types.STRING()).print()
+    agent = LtmAgent(str(Path(a.corpus).resolve()), a.dim, a.vector_candidates)
+    agents.from_datastream(ds, lambda v: v.split("|")[1]).apply(agent) \
+        .to_datastream(Types.STRING()).print()
     start = time.perf_counter()
     env.execute("bench-ltm-in-job")
     wall = time.perf_counter() - start
