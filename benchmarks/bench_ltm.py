@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -61,10 +62,15 @@ def numpy_search_us(vectors: np.ndarray, queries: np.ndarray) -> list[float]:
 
 
 def index_size(n: int, queries: int, dim: int = 384, keys: int = 1,
-               narrow_beams: tuple[int, ...] = ()) -> dict[str, Any]:
+               narrow_beams: tuple[int, ...] = (),
+               vectors: Callable[[int, int], np.ndarray] | None = None) -> dict[str, Any]:
     """Build one subtask's index of ``n`` items, then measure it (at the default HNSW beam, and
-    at each of ``narrow_beams`` under ``by_beam``)."""
-    vecs, _ = clustered_unit_vectors(n + queries, dim, seed=n)
+    at each of ``narrow_beams`` under ``by_beam``). ``vectors(count, seed)`` draws the items and
+    queries (default: synthetic clustered unit vectors)."""
+    if vectors is None:
+        vecs, _ = clustered_unit_vectors(n + queries, dim, seed=n)
+    else:
+        vecs = vectors(n + queries, n)
     data, qs = vecs[:n], vecs[n:]
     work = _fresh(f"ltm-{n}-{keys}")
     store = IndexStore(work / "index")

@@ -6,11 +6,13 @@ numpy's exact top 10. The data is downloaded by `make bench-retrieval-data`, nev
 from __future__ import annotations
 
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .common import percentiles
 from .data import exact_topk, recall_at_k
 from .index_store import IndexStore
 from .realtalk import LOCOMO, REALTALK, cached_vectors, load, missing_data
@@ -21,22 +23,27 @@ def _not_cached(texts: list[str]) -> np.ndarray:
                        "`make bench-retrieval` first (it embeds them)")
 
 
-def real_text_recall(beams: tuple[int | None, ...] = (None,)) -> dict[str, Any]:
-    """HNSW recall@10 against exact search over every cached real turn vector, one key; one
-    figure per HNSW beam in ``beams`` (None: the default), the first as ``recall_at_10``."""
+def real_vectors() -> tuple[np.ndarray, np.ndarray] | str:
+    """(every turn's vector, every question's vector), or why the data is missing."""
     turns: list[np.ndarray] = []
     questions: list[np.ndarray] = []
     for dataset in (REALTALK, LOCOMO):
         if why := missing_data(dataset):
-            return {"skipped": why}
+            return why
         for chat in load(dataset.chats):
             turns.append(cached_vectors("minilm", [t.memory() for t in chat.turns], _not_cached,
                                         dataset.cache))
             questions.append(cached_vectors("minilm", [q.question for q in chat.questions],
                                             _not_cached, dataset.cache))
-    data, queries = np.concatenate(turns), np.concatenate(questions)
+    return np.concatenate(turns), np.concatenate(questions)
+
+
+def recall_by_beam(data: np.ndarray, queries: np.ndarray,
+                   beams: tuple[int | None, ...]) -> dict[str, dict[str, Any]]:
+    """``data`` in one key's index, merged; per HNSW beam (None: the default) recall@10 of
+    ``queries`` against exact search and their search latency (py4j, after a warm-up pass)."""
     truth = exact_topk(data, queries)
-    by_beam: dict[str, float] = {}
+    out: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-ltm-real-") as tmp:
         store = IndexStore(Path(tmp))
         try:
@@ -47,10 +54,28 @@ def real_text_recall(beams: tuple[int | None, ...] = (None,)) -> dict[str, Any]:
             store.commit()
             store.await_merges()
             for beam in beams:
-                found = [[int(i) for i in store.search(q, 10, vector_candidates=beam)]
-                         for q in queries]
-                by_beam[str(beam or "default")] = recall_at_k(found, truth)
+                for q in queries:  # untimed: the JVM compiles the search path first
+                    store.search(q, 10, vector_candidates=beam)
+                found, lat = [], []
+                for q in queries:
+                    t = time.perf_counter_ns()
+                    found.append([int(i) for i in store.search(q, 10, vector_candidates=beam)])
+                    lat.append((time.perf_counter_ns() - t) / 1000)
+                out[str(beam or "default")] = {"recall_at_10": recall_at_k(found, truth),
+                                               "search_us": percentiles(lat)}
         finally:
             store.close()
+    return out
+
+
+def real_text_recall(beams: tuple[int | None, ...] = (None,)) -> dict[str, Any]:
+    """HNSW recall@10 against exact search over every cached real turn vector, one key; one
+    figure per HNSW beam in ``beams`` (None: the default), the first as ``recall_at_10``."""
+    real = real_vectors()
+    if isinstance(real, str):
+        return {"skipped": real}
+    data, queries = real
+    measured = recall_by_beam(data, queries, beams)
+    by_beam = {beam: m["recall_at_10"] for beam, m in measured.items()}
     return {"items": len(data), "queries": len(queries),
             "recall_at_10": by_beam[str(beams[0] or "default")], "by_beam": by_beam}
