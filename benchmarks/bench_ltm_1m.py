@@ -39,7 +39,7 @@ QUERIES = 200
 #: The HNSW beams of the shape check: the narrow one and the default.
 CHECK_BEAMS = (NARROW_BEAM, None)
 #: Beams measured besides the default at 100k and 1M: the recall each buys, and at what latency.
-SWEEP_BEAMS = (NARROW_BEAM, 400, 800)
+SWEEP_BEAMS = (NARROW_BEAM, 400, 800, 1600)
 DEFAULT_BEAM = LongTermMemoryConfig.model_fields["vector_candidates"].default
 DATA = "vectors shaped like real text"
 
