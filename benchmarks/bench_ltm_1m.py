@@ -126,6 +126,7 @@ def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
         "target": "p95 <= 5 ms and recall@10 >= 0.95 at 1M",
         "met": narrow_p95 <= 5 and narrow["recall_at_10"] >= 0.95 and full and stand_in,
         "command": COMMAND})
+    out.append(_joint_row(x, full and stand_in))
     real = check["real"]["by_beam"]
     out.append({"figure": f"recall@10 vs exact on embeddings of real text, {check['items']:,} "
                           f"REALTALK and LoCoMo turns, {check['queries']:,} questions, one key",
@@ -151,6 +152,31 @@ def _slope(big: dict[str, Any], small: dict[str, Any], get: Any) -> str:
     return f"x{(get(big) / get(small)) ** (1 / decades):.2f}"
 
 
+def _per_beam(x: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """Recall and latency of every beam measured on one index, the default's included."""
+    return {DEFAULT_BEAM: x} | {int(b): m for b, m in x["by_beam"].items()}
+
+
+def _joint_row(x: dict[str, Any], counts: bool) -> dict[str, Any]:
+    """The issue's two 1M search targets together: the p95 of the narrowest beam measured
+    whose recall reaches 0.95."""
+    enough = [(b, m) for b, m in sorted(_per_beam(x).items()) if m["recall_at_10"] >= 0.95]
+    figure = (f"both search targets at once, {x['items']:,} memories ({DATA}): settled p95 at "
+              "the narrowest beam measured with recall@10 >= 0.95")
+    if not enough:
+        return {"figure": figure, "ours": f"no beam up to {max(_per_beam(x))} reaches 0.95",
+                "peer": "-", "ratio": None, "target": "p95 <= 5 ms and recall@10 >= 0.95 at 1M",
+                "met": False, "command": COMMAND}
+    beam, m = enough[0]
+    p95 = m["search_us"]["p95"] / 1000
+    return {"figure": figure,
+            "ours": f"{p95:.2f} ms at vector_candidates {beam} (recall@10 {m['recall_at_10']:.3f})",
+            "peer": f"{x['numpy_exact_us']['p95'] / 1000:.2f} ms (numpy exact, same data)",
+            "ratio": x["numpy_exact_us"]["p95"] / m["search_us"]["p95"],
+            "target": "p95 <= 5 ms and recall@10 >= 0.95 at 1M", "met": p95 <= 5 and counts,
+            "command": COMMAND}
+
+
 def _sweep_lines(*sizes: dict[str, Any]) -> list[str]:
     """Recall@10 and search p50 / p95 per HNSW beam, one column per index size."""
     lines = ["", "| beam | " + " | ".join(f"{d['items']:,}: recall@10; p50 / p95 (ms)"
@@ -159,7 +185,7 @@ def _sweep_lines(*sizes: dict[str, Any]) -> list[str]:
     for beam in sorted([DEFAULT_BEAM, *SWEEP_BEAMS]):
         cells = []
         for d in sizes:
-            m = d if beam == DEFAULT_BEAM else d["by_beam"][str(beam)]
+            m = _per_beam(d)[beam]
             cells.append(f"{m['recall_at_10']:.3f}; {m['search_us']['p50'] / 1000:.2f} / "
                          f"{m['search_us']['p95'] / 1000:.2f}")
         name = f"{beam} (default)" if beam == DEFAULT_BEAM else str(beam)
