@@ -1,6 +1,6 @@
 """Long-term memory at 1M memories per subtask: build, settled search, recall, checkpoint, restore.
 
-    python -m benchmarks.bench_ltm_1m [--quick]     (full: about 45 minutes on 2 cores; not in CI)
+    python -m benchmarks.bench_ltm_1m [--quick]     (full: about 50 minutes on 2 cores; not in CI)
 
 One subtask's index of 1,000,000 memories under one key (Lucene's HNSW kNN over every one),
 built and measured, with 100,000 of the same data beside it for the slopes, as bench_ltm
@@ -15,7 +15,7 @@ at the real data's own size (14,826 turns, their 2,240 questions as queries) it 
 recall and latency on the real vectors, on as many text-shaped ones and on as many isotropic
 clustered ones (``data.clustered_unit_vectors``, which earlier runs used at 1M). The 1M recall
 counts as met only when the text-shaped data was no easier than the real data there. Needs the
-data of `make bench-retrieval-data` and its vectors (`make bench-retrieval` embeds them).
+data of `make bench-retrieval-data`; turns not embedded yet are embedded first (MiniLM, ~3 min).
 """
 
 from __future__ import annotations
