@@ -79,18 +79,24 @@ def variance_directions(vectors: np.ndarray, shares: tuple[float, ...] = (0.5, 0
 def main() -> None:
     """``python -m benchmarks.text_shaped --components 8 16 512``: HNSW recall@10 on the real
     turn vectors against a stand-in of each component count, at the real data's size (how
-    ``COMPONENTS`` was chosen)."""
+    ``COMPONENTS`` was chosen). ``--write PATH --count N``: N stand-in rows as little-endian
+    float32 instead (for the Java harnesses, benchmarks/java/GraphDensity.java)."""
     import argparse
 
     from .real_text_recall import real_vectors, recall_by_beam
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--components", type=int, nargs="+", default=[COMPONENTS])
+    parser.add_argument("--write", help="a file for --count stand-in rows (float32)")
+    parser.add_argument("--count", type=int, default=100_500)
     args = parser.parse_args()
     real = real_vectors()
     if isinstance(real, str):
         raise SystemExit(real)
     data, questions = real
+    if args.write:
+        TextShape.fit(data).sample(args.count, seed=args.count).astype("<f4").tofile(args.write)
+        return
     beams = (100, None)
 
     def recalls(items: np.ndarray, queries: np.ndarray) -> str:

@@ -1,9 +1,14 @@
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Random;
 
 /**
  * The vectors of the Java harnesses: bench_ltm's kind of data (unit vectors around random
  * centres, Gaussian noise 0.05 per dimension) and uniformly random unit vectors (HNSW's hard
- * case). Compiled beside each harness.
+ * case), or rows read from a file. Compiled beside each harness.
  */
 final class BenchVectors {
 
@@ -34,6 +39,20 @@ final class BenchVectors {
     /** A unit vector in a uniformly random direction. */
     static float[] uniform(Random random, int dim) {
         return unit(gaussian(random, dim, 1f));
+    }
+
+    /** The first {@code rows} rows of {@code dim} little-endian float32 each in {@code file}. */
+    static float[][] fromFile(Path file, int rows, int dim) throws IOException {
+        ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+        if (bytes.capacity() < (long) rows * dim * Float.BYTES) {
+            throw new IllegalArgumentException(file + " holds fewer than " + rows + " rows of " + dim + " floats");
+        }
+        float[][] out = new float[rows][dim];
+        for (float[] row : out) {
+            bytes.asFloatBuffer().get(row);
+            bytes.position(bytes.position() + dim * Float.BYTES);
+        }
+        return out;
     }
 
     private static float[] gaussian(Random random, int dim, float scale) {

@@ -15,7 +15,9 @@ import org.apache.lucene.store.FSDirectory;
  * and latency per search beam, of one-segment indexes built with {@code M} links per node and a
  * build beam of {@code B}. Two data sets: uniformly random 64-dim unit vectors (HNSW's hard case,
  * VectorRecallTest's) and bench_ltm's 384-dim clustered unit vectors (1,000 random centres,
- * noise 0.05 per dimension). Outside Flink, one thread. docs/long_term_memory.md quotes a run.
+ * noise 0.05 per dimension), or 384-dim rows from a file of little-endian float32 ({@code file:PATH},
+ * n + 500 rows, the last 500 the queries: {@code python -m benchmarks.text_shaped --write PATH
+ * --count N} writes text-shaped ones). Outside Flink, one thread. docs/long_term_memory.md quotes runs.
  *
  * <pre>
  * make jar
@@ -23,6 +25,9 @@ import org.apache.lucene.store.FSDirectory;
  *     benchmarks/java/GraphDensity.java benchmarks/java/BenchVectors.java benchmarks/java/OneSegmentIndex.java
  * java -cp java_udf/target/flink-agents-memory-java-0.1.0.jar:java_udf/target/graph-density GraphDensity uniform64 20000 16 100
  * java -cp java_udf/target/flink-agents-memory-java-0.1.0.jar:java_udf/target/graph-density GraphDensity clustered384 100000 32 200
+ * python -m benchmarks.text_shaped --write java_udf/target/text-shaped.f32 --count 100500
+ * java -cp java_udf/target/flink-agents-memory-java-0.1.0.jar:java_udf/target/graph-density GraphDensity \
+ *     file:java_udf/target/text-shaped.f32 100000 32 200
  * </pre>
  */
 public final class GraphDensity {
@@ -36,17 +41,25 @@ public final class GraphDensity {
         int n = Integer.parseInt(args[1]);
         int m = Integer.parseInt(args[2]);
         int buildBeam = Integer.parseInt(args[3]);
-        boolean clustered = data.equals("clustered384");
-        int dim = clustered ? 384 : 64;
-        Random random = new Random(7);
-        float[][] centres = BenchVectors.centres(random, dim);
-        float[][] vectors = new float[n][];
-        for (int i = 0; i < n; i++) {
-            vectors[i] = clustered ? BenchVectors.clustered(random, centres) : BenchVectors.uniform(random, dim);
-        }
-        float[][] queries = new float[QUERIES][];
-        for (int i = 0; i < QUERIES; i++) {
-            queries[i] = clustered ? BenchVectors.clustered(random, centres) : BenchVectors.uniform(random, dim);
+        float[][] vectors;
+        float[][] queries;
+        if (data.startsWith("file:")) {
+            float[][] rows = BenchVectors.fromFile(Path.of(data.substring(5)), n + QUERIES, 384);
+            vectors = Arrays.copyOf(rows, n);
+            queries = Arrays.copyOfRange(rows, n, n + QUERIES);
+        } else {
+            boolean clustered = data.equals("clustered384");
+            int dim = clustered ? 384 : 64;
+            Random random = new Random(7);
+            float[][] centres = BenchVectors.centres(random, dim);
+            vectors = new float[n][];
+            for (int i = 0; i < n; i++) {
+                vectors[i] = clustered ? BenchVectors.clustered(random, centres) : BenchVectors.uniform(random, dim);
+            }
+            queries = new float[QUERIES][];
+            for (int i = 0; i < QUERIES; i++) {
+                queries[i] = clustered ? BenchVectors.clustered(random, centres) : BenchVectors.uniform(random, dim);
+            }
         }
         Path dir = Files.createTempDirectory("graph-density");
         double buildSeconds = OneSegmentIndex.build(dir, new Lucene99HnswVectorsFormat(m, buildBeam), vectors, 2048);
