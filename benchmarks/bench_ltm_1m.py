@@ -229,7 +229,8 @@ def markdown(r: dict[str, Any]) -> str:
         f"{x['numpy_exact_us']['p95'] / 1000:.2f} ms; recall@10 {x['recall_at_10']:.3f}; "
         f"full-copy snapshot {x['snapshot_bytes'] / 2**20:,.0f} MiB in {x['snapshot_s']:.1f} s, "
         f"restore to a first search {x['restore_s']:.1f} s. At vector_candidates "
-        f"{NARROW_BEAM} (the HNSW beam; the default is 200) the same queries: p50/p95/p99 "
+        f"{NARROW_BEAM} (the HNSW beam; the default is {DEFAULT_BEAM}) the same queries: "
+        "p50/p95/p99 "
         + " / ".join(f"{x['by_beam'][str(NARROW_BEAM)]['search_us'][p] / 1000:.2f}"
                      for p in ("p50", "p95", "p99"))
         + f" ms, recall@10 {x['by_beam'][str(NARROW_BEAM)]['recall_at_10']:.3f}."]
@@ -242,12 +243,7 @@ def markdown(r: dict[str, Any]) -> str:
              ("merge wait", lambda d: d["merge_s"] + 1e-3),
              ("snapshot bytes", lambda d: d["snapshot_bytes"]),
              ("restore", lambda d: d["restore_s"])]
-    lines += ["", f"The same data at {ref['items']:,} memories: search p50/p95 "
-              f"{ref['search_us']['p50'] / 1000:.2f} / {ref['search_us']['p95'] / 1000:.2f} ms, "
-              f"recall@10 {ref['recall_at_10']:.3f}; at vector_candidates {NARROW_BEAM} p95 "
-              f"{ref['by_beam'][str(NARROW_BEAM)]['search_us']['p95'] / 1000:.2f} ms, recall@10 "
-              f"{ref['by_beam'][str(NARROW_BEAM)]['recall_at_10']:.3f}. Slopes from there, per "
-              "tenfold memories: "
+    lines += ["", f"Slopes from the {ref['items']:,} column, per tenfold memories: "
               + ", ".join(f"{name} {_slope(x, ref, get)}" for name, get in costs) + "."]
     return "\n".join(lines) + "\n"
 

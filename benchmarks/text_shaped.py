@@ -83,6 +83,7 @@ def main() -> None:
     float32 instead (for the Java harnesses, benchmarks/java/GraphDensity.java)."""
     import argparse
 
+    from .bench_ltm import NARROW_BEAM
     from .real_text_recall import real_vectors, recall_by_beam
 
     parser = argparse.ArgumentParser(description=main.__doc__)
@@ -97,13 +98,14 @@ def main() -> None:
     if args.write:
         TextShape.fit(data).sample(args.count, seed=args.count).astype("<f4").tofile(args.write)
         return
-    beams = (100, None)
+    beams = (NARROW_BEAM, None)
 
     def recalls(items: np.ndarray, queries: np.ndarray) -> str:
         measured = recall_by_beam(items, queries, beams)
         return " / ".join(f"{m['recall_at_10']:.3f}" for m in measured.values())
 
-    print(f"recall@10 at beam 100 / default, {len(data):,} items, {len(questions):,} queries")
+    print(f"recall@10 at beam {NARROW_BEAM} / default, {len(data):,} items, "
+          f"{len(questions):,} queries")
     print(f"real text: {recalls(data, questions)}")
     for k in args.components:
         sample = TextShape.fit(data, components=k).sample(len(data) + len(questions), seed=1)
