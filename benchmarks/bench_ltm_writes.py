@@ -3,7 +3,7 @@ clustered vectors, benchmarks/data.py), each loaded, committed and left to settl
 while a steady 200 memories/s are added:
 
 * one key holds them all and every add is its own (the worst case: each search after an add
-  pays the refresh that flushes it);
+  must see it, so it reopens the in-memory index of recent adds, and every second the reader);
 * many keys (a subtask serving many users, several per key group, as when users outnumber key
   groups): each run searches one key's memories, then adds one to that key, and the keys take
   turns. A read flushes only its own key's writes, so another key's add costs it nothing.
@@ -13,7 +13,7 @@ batch, so 200/s) and the rest of the tick searches (at least once), each search 
 (vectors are precomputed: embedding excluded). A machine too busy to add 10 in 50 ms falls
 behind the rate; the achieved rate is reported. Every 10 s the index is committed, as a
 checkpoint would, so the merge budget (MergeBudget) sees what checkpoints hold. The first search
-after an add pays for the refresh that makes the new memories visible, as an agent's would. The
+after an add pays for making the new memories visible, as an agent's would. The
 real Java store runs over py4j, so each figure includes ~0.1 ms of py4j round trip a job does
 not pay.
 
@@ -64,7 +64,7 @@ def stream(n: int, seconds: float, queries: int = 500) -> dict[str, Any]:
 
     per_tick = int(RATE * TICK_S)
     lat: list[float] = []
-    after_add: list[float] = []  # the first search after each add: it pays the refresh
+    after_add: list[float] = []  # the first search after each add: it makes the add visible
     segments: list[int] = []
     added = n
     start = time.perf_counter()
@@ -189,8 +189,9 @@ def markdown(r: dict[str, Any]) -> str:
         f"({s['adds_per_s']:.0f}/s, batches of {int(RATE * TICK_S)} every {TICK_S * 1000:.0f} "
         f"ms, a commit every {COMMIT_EVERY_S:.0f} s) with {s['searches']:,} searches "
         f"interleaved: p50/p95/p99 {u['p50'] / 1000:.2f} / {u['p95'] / 1000:.2f} / "
-        f"{u['p99'] / 1000:.2f} ms (the first search after each add, which pays the refresh "
-        f"that flushes the new memories into a segment: {a['p50'] / 1000:.2f} / "
+        f"{u['p99'] / 1000:.2f} ms (the first search after each add, which reopens the in-memory "
+        f"index of recent adds, and about once a second the reader, which flushes them into a "
+        f"segment: {a['p50'] / 1000:.2f} / "
         f"{a['p95'] / 1000:.2f} / {a['p99'] / 1000:.2f} ms); segments at the commits: "
         f"{', '.join(str(x) for x in segs) or '-'}." + _many_keys_text(r.get("many_keys")))
 

@@ -60,12 +60,17 @@ final class FoldScheduler {
         return mergeScheduler.takeFinished();
     }
 
+    /** Whether the next {@link #maybeFold} asks for a fold (the index is quiet). */
+    boolean foldDue() {
+        return foldArmed && nanoClock.getAsLong() - lastWriteNanos >= quietNanos;
+    }
+
     /**
      * Asks for the fold of a quiet index (once per quiet period); the merge runs in the
      * background. True if it asked.
      */
     boolean maybeFold(IndexWriter writer) throws IOException {
-        if (!foldArmed || nanoClock.getAsLong() - lastWriteNanos < quietNanos) {
+        if (!foldDue()) {
             return false;
         }
         foldArmed = false;

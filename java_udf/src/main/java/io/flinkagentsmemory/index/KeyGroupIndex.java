@@ -79,7 +79,7 @@ public final class KeyGroupIndex implements Closeable {
         this.writer = new IndexWriter(directory, config);
         // A new index needs a first commit, or there is nothing to snapshot.
         writer.commit();
-        this.searchers = new RefreshingSearchers(writer);
+        this.searchers = new RefreshingSearchers(writer, analyzer, System::nanoTime);
         this.validator = new DocumentValidator(keyGroup, storedDimension());
         this.ranker = new Ranker(analyzer, validator);
     }
@@ -151,8 +151,8 @@ public final class KeyGroupIndex implements Closeable {
         validator.validate(docs);
         for (MemoryDocument doc : docs) {
             writer.updateDocument(DocumentSchema.keyIdTerm(doc.key(), doc.id()), DocumentSchema.toLucene(doc));
-            searchers.markStale(doc.key());
         }
+        searchers.added(docs);
         wrote();
     }
 
@@ -316,9 +316,15 @@ public final class KeyGroupIndex implements Closeable {
         return read(null, s -> s.getIndexReader().numDocs());
     }
 
-    /** Segments of the current reader: each costs a kNN query one graph search. */
+    /**
+     * Segments of the index, every write included: each costs a kNN query one graph search.
+     * Reopens the reader if a write or a merge is not in it yet (so recent documents held in
+     * memory are flushed into a segment, and counted there).
+     */
     public int segmentCount() throws IOException {
-        return read(null, s -> s.getIndexReader().leaves().size());
+        try (RefreshingSearchers.Lease lease = searchers.leaseReopened(writer != null && folds.takeFinishedMerge())) {
+            return lease.searcher().getIndexReader().leaves().size();
+        }
     }
 
     /**
@@ -391,21 +397,20 @@ public final class KeyGroupIndex implements Closeable {
     }
 
     /**
-     * Runs {@code read} of {@code key} (null: a read across keys) on the current searcher:
-     * refreshed after that key's writes (any write, for null) and finished merges, and a quiet
-     * index asks for its fold first.
+     * Runs {@code read} of {@code key} (null: a read across keys) on a searcher that sees every
+     * write of that key (of any key, for null): see {@link RefreshingSearchers}. A quiet index
+     * asks for its fold first.
      */
     private <T> T read(String key, SearcherRead<T> read) throws IOException {
-        // Refreshing flushes buffered writes into a segment, so a fold asked for next includes them.
-        if (writer != null) {
-            searchers.refresh(key, folds.takeFinishedMerge());
-            folds.maybeFold(writer);
+        if (writer == null) {
+            try (RefreshingSearchers.Lease lease = searchers.lease(key, false, false)) {
+                return read.on(lease.searcher());
+            }
         }
-        IndexSearcher s = searchers.acquire();
-        try {
-            return read.on(s);
-        } finally {
-            searchers.release(s);
+        // A fold due reopens the reader first: that flushes buffered writes, so the fold includes them.
+        try (RefreshingSearchers.Lease lease = searchers.lease(key, folds.takeFinishedMerge(), folds.foldDue())) {
+            folds.maybeFold(writer);
+            return read.on(lease.searcher());
         }
     }
 
@@ -429,11 +434,8 @@ public final class KeyGroupIndex implements Closeable {
 
     /** The dimension of the vectors already in the index (-1: none), read without refresh or fold. */
     private int storedDimension() throws IOException {
-        IndexSearcher s = searchers.acquire();
-        try {
-            return DocumentValidator.dimensionOf(s.getIndexReader());
-        } finally {
-            searchers.release(s);
+        try (RefreshingSearchers.Lease lease = searchers.leaseWithoutRefresh()) {
+            return DocumentValidator.dimensionOf(lease.searcher().getIndexReader());
         }
     }
 

@@ -75,7 +75,7 @@ class KeyGroupIndexTest {
     }
 
     @Test
-    void aReadFlushesOnlyForItsOwnKeysWrites() throws Exception {
+    void aReadFlushesNothingForAddsAndOnlyItsOwnKeysOtherWrites() throws Exception {
         index.add(doc("b1", "bob", KG, "bob's tea", unitVector(random, DIM)));
         assertEquals(1, index.count("bob", 0));
         long flushed = segmentFiles();
@@ -85,9 +85,10 @@ class KeyGroupIndexTest {
         assertEquals(1, index.count("bob", 0));
         assertEquals(flushed, segmentFiles(), "bob's reads cannot see alice's write: nothing flushed for them");
         assertEquals("alice's tea", index.get("alice", "a1", 0).memory(), "alice reads her own write");
-        assertTrue(segmentFiles() > flushed, "alice's read flushed her write into a segment");
+        assertEquals(flushed, segmentFiles(), "from the recent documents in memory: nothing flushed");
         assertTrue(index.delete("alice", "a1"));
         assertNull(index.get("alice", "a1", 0), "and sees her delete at once");
+        assertTrue(segmentFiles() > flushed, "after a delete her read reopened the reader, which flushed");
         assertEquals(1, index.numDocs(), "a read across keys sees every write");
     }
 
@@ -363,19 +364,66 @@ class KeyGroupIndexTest {
     }
 
     @Test
-    void manySmallRefreshesSettleIntoFewSegments() throws Exception {
-        // A job refreshes the reader after every run that wrote: each refresh flushes a segment.
+    void manySmallSegmentsSettleIntoFewSegments() throws Exception {
+        // Each run's adds become a segment of their own, as a commit after every run makes them.
         for (int run = 0; run < 60; run++) {
             for (int i = 0; i < 20; i++) {
                 index.add(doc("r" + run + "-" + i, "alice", KG, "m", unitVector(random, DIM)));
             }
-            index.count("alice", 0);
+            index.commit();
         }
         index.awaitMerges();
         // Log-structured merging (FoldingMergePolicy): at most about a tier of segments, not 60.
         assertTrue(index.segmentCount() <= FoldingMergePolicy.SEGMENTS_PER_TIER,
                 "segments after merging: " + index.segmentCount());
         assertEquals(1200, index.count("alice", 0));
+    }
+
+    @Test
+    void readsRightAfterAddsRankAsAfterAReopenedReader() throws Exception {
+        // Quiet period 0: every read folds the index, so it reopens the reader first.
+        try (KeyGroupIndex reopened = KeyGroupIndex.open(dir.resolve("reopened"), KG, 8, 0)) {
+            String[] words = {"tea", "coffee", "rain", "sun", "train", "book"};
+            for (int batch = 0; batch < 10; batch++) {
+                List<MemoryDocument> docs = new java.util.ArrayList<>();
+                for (int i = 0; i < 10; i++) {
+                    String text = words[random.nextInt(words.length)] + " " + words[random.nextInt(words.length)];
+                    // Distinct creation times: reads listing newest first have no ties to order.
+                    docs.add(doc("b" + batch + "-" + i, i % 3 == 0 ? "bob" : "alice", KG, text,
+                            unitVector(random, DIM), "{}", MemoryDocument.NEVER,
+                            java.time.Instant.ofEpochSecond(1_700_000_000L + 10 * batch + i).toString()));
+                }
+                index.addAll(docs);
+                reopened.addAll(docs);
+                float[] query = unitVector(random, DIM);
+                for (SearchOptions.Mode mode : SearchOptions.Mode.values()) {
+                    SearchOptions options = new SearchOptions(mode, 10, null, null, 0);
+                    assertSameRanking(reopened.search("alice", "tea rain", query, options),
+                            index.search("alice", "tea rain", query, options), mode + " after batch " + batch);
+                }
+                assertEquals(reopened.count("alice", 0), index.count("alice", 0));
+                assertEquals(ids(reopened.getAll("bob", MetadataFilter.none(), 100, 0)),
+                        ids(index.getAll("bob", MetadataFilter.none(), 100, 0)));
+            }
+        }
+    }
+
+    /** Same scores in the same order, and the same documents wherever a score is not tied at the cut. */
+    private static void assertSameRanking(List<SearchHit> expected, List<SearchHit> actual, String what) {
+        assertEquals(expected.size(), actual.size(), what);
+        double cut = expected.isEmpty() ? 0 : expected.get(expected.size() - 1).score();
+        Map<String, Double> want = new HashMap<>();
+        Map<String, Double> got = new HashMap<>();
+        for (int h = 0; h < expected.size(); h++) {
+            assertEquals(expected.get(h).score(), actual.get(h).score(), 1e-5, what + ", score " + h);
+            if (expected.get(h).score() > cut + 1e-5) {
+                want.put(expected.get(h).document().id(), expected.get(h).score());
+            }
+            if (actual.get(h).score() > cut + 1e-5) {
+                got.put(actual.get(h).document().id(), actual.get(h).score());
+            }
+        }
+        assertEquals(want.keySet(), got.keySet(), what);
     }
 
     private List<String> filtered(String json) throws Exception {

@@ -3,94 +3,197 @@ package io.flinkagentsmemory.index;
 import static io.flinkagentsmemory.index.TestDocs.doc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
-import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.store.ByteBuffersDirectory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Readers reopen for a read of a key that wrote, a read across keys after any write, or a finished merge; only then. */
+/**
+ * Adds of new ids are searched at once without reopening the reader; after a replacement or a
+ * delete, the reader reopens for a read of a key that wrote, a read across keys after any write,
+ * or a finished merge; only then.
+ */
 class RefreshingSearchersTest {
 
-    @Test
-    void aKeysWritesAreSearchedByItsNextRead() throws Exception {
-        try (ByteBuffersDirectory dir = new ByteBuffersDirectory();
-                IndexWriter writer = new IndexWriter(dir, new IndexWriterConfig(new StandardAnalyzer()));
-                RefreshingSearchers searchers = new RefreshingSearchers(writer)) {
-            add(writer, "a");
-            searchers.refresh("alice", false);
-            assertEquals(0, numDocs(searchers), "no refresh without a write marked");
-            searchers.markStale("alice");
-            searchers.refresh("alice", false);
-            assertEquals(1, numDocs(searchers));
-            add(writer, "b");
-            searchers.refresh("alice", false);
-            assertEquals(1, numDocs(searchers), "stale is cleared by a refresh");
-        }
+    private final AtomicLong clock = new AtomicLong();
+    private ByteBuffersDirectory dir;
+    private IndexWriter writer;
+    private RefreshingSearchers searchers;
+
+    @BeforeEach
+    void open() throws Exception {
+        dir = new ByteBuffersDirectory();
+        StandardAnalyzer analyzer = new StandardAnalyzer();
+        writer = new IndexWriter(dir, new IndexWriterConfig(analyzer));
+        searchers = new RefreshingSearchers(writer, analyzer, clock::get);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        searchers.close();
+        writer.close();
+        dir.close();
     }
 
     @Test
-    void anotherKeysWriteDoesNotReopenTheReader() throws Exception {
-        try (ByteBuffersDirectory dir = new ByteBuffersDirectory();
-                IndexWriter writer = new IndexWriter(dir, new IndexWriterConfig(new StandardAnalyzer()));
-                RefreshingSearchers searchers = new RefreshingSearchers(writer)) {
-            add(writer, "a");
-            searchers.markStale("alice");
-            searchers.refresh("bob", false);
-            assertEquals(0, numDocs(searchers), "bob's read cannot see alice's write: no flush for it");
-            searchers.refresh(null, false);
-            assertEquals(1, numDocs(searchers), "a read across keys sees every write");
-            add(writer, "b");
-            searchers.markStale("alice");
-            searchers.refresh("alice", false);
-            assertEquals(2, numDocs(searchers));
-            add(writer, "c");
-            searchers.markAllStale();
-            searchers.refresh("bob", false);
-            assertEquals(3, numDocs(searchers), "a write across keys reopens for every key");
-        }
+    void addsOfNewIdsAreSearchedWithoutReopeningTheReader() throws Exception {
+        add("alice", "a", "b");
+        assertEquals(2, docs("alice"), "the adds are searched at once");
+        assertEquals(0, readerDocs(), "from the recent documents: the reader was not reopened");
+        add("bob", "c");
+        assertEquals(3, docs(null), "a read across keys sees every add too");
+        assertEquals(0, readerDocs());
     }
 
     @Test
-    void aFinishedMergeIsSearchedWithoutAWrite() throws Exception {
-        try (ByteBuffersDirectory dir = new ByteBuffersDirectory();
-                IndexWriter writer = new IndexWriter(dir, new IndexWriterConfig(new StandardAnalyzer()));
-                RefreshingSearchers searchers = new RefreshingSearchers(writer)) {
-            add(writer, "a");
-            writer.flush();
-            add(writer, "b");
-            searchers.markStale("alice");
-            searchers.refresh("alice", false);
-            assertEquals(2, segments(searchers));
-            writer.forceMerge(1);
-            searchers.refresh("alice", false);
-            assertEquals(2, segments(searchers), "the merge alone does not reopen");
-            searchers.refresh("bob", true);
-            assertEquals(1, segments(searchers));
-            assertEquals(2, numDocs(searchers));
+    void reachingTheLimitOfRecentDocumentsReopensTheReader() throws Exception {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < RefreshingSearchers.MAX_RECENT; i++) {
+            ids.add("m" + i);
+        }
+        add("alice", ids.toArray(String[]::new));
+        assertEquals(RefreshingSearchers.MAX_RECENT, docs("alice"));
+        assertEquals(RefreshingSearchers.MAX_RECENT, readerDocs(), "the read reopened the reader");
+        add("alice", "more");
+        assertEquals(RefreshingSearchers.MAX_RECENT + 1, docs("alice"));
+        assertEquals(RefreshingSearchers.MAX_RECENT, readerDocs(), "recent documents again after the reopen");
+    }
+
+    @Test
+    void aReplacedDocumentIsSearchedOnceAndNew() throws Exception {
+        add("alice", "a");
+        docs("alice");
+        forceReopen();
+        assertEquals(1, readerDocs());
+        writer.updateDocument(DocumentSchema.keyIdTerm("alice", "a"),
+                DocumentSchema.toLucene(doc("a", "alice", 0, "replaced", null)));
+        searchers.added(List.of(doc("a", "alice", 0, "replaced", null)));
+        assertEquals(1, readerDocs(), "not reopened yet");
+        assertEquals(1, docs("alice"), "the reader held the old one: the read reopened it, no duplicate");
+        assertEquals(1, count("replaced"));
+    }
+
+    @Test
+    void aWriteThatIsNotAnAddMakesTheRecentDocumentsKeysStale() throws Exception {
+        add("alice", "a");
+        add("bob", "b");
+        writer.deleteDocuments(DocumentSchema.keyIdTerm("bob", "b"));
+        searchers.markStale("bob");
+        assertEquals(0, readerDocs());
+        assertEquals(0, docs("carol"), "carol wrote nothing: no reopen");
+        assertEquals(0, readerDocs());
+        assertEquals(1, docs("alice"), "alice's add is no longer recent: her read reopens the reader");
+        assertEquals(1, readerDocs());
+        assertEquals(0, docs("bob"));
+    }
+
+    @Test
+    void anotherKeysWriteDoesNotReopenTheReaderOnceRecentDocumentsAreDropped() throws Exception {
+        searchers.markStale("nobody"); // from now on, stale keys
+        add("alice", "a");
+        assertEquals(0, docs("bob"), "bob's read cannot see alice's write: no flush for it");
+        assertEquals(1, docs(null), "a read across keys sees every write");
+        searchers.markStale("dave");
+        add("alice", "b");
+        assertEquals(2, docs("alice"));
+        searchers.markStale("dave");
+        writer.addDocument(DocumentSchema.toLucene(doc("c", "alice", 0, "m", null)));
+        searchers.markAllStale();
+        assertEquals(0, docs("bob"), "bob has none");
+        assertEquals(3, readerDocs(), "a write across keys reopens the reader for every key's read");
+    }
+
+    @Test
+    void aFinishedMergeIsPickedUpOnceRecentDocumentsAreOld() throws Exception {
+        searchers.markStale("x");
+        add("alice", "a");
+        writer.flush();
+        add("alice", "b");
+        docs("alice");
+        assertEquals(2, readerSegments());
+        writer.forceMerge(1);
+        docs("alice");
+        assertEquals(2, readerSegments(), "the merge alone does not reopen");
+        searchers.lease("bob", true, false).close();
+        assertEquals(1, readerSegments(), "a finished merge reopens the reader");
+
+        add("alice", "c");
+        searchers.lease("bob", true, false).close();
+        assertEquals(1, readerSegments(), "recent documents delay the pickup");
+        clock.addAndGet(RefreshingSearchers.MAX_RECENT_NANOS);
+        searchers.lease("bob", false, false).close();
+        assertEquals(3, readerDocs(), "once they are old enough the reader reopens");
+    }
+
+    @Test
+    void oldRecentDocumentsMoveIntoTheReaderAtTheirKeysNextRead() throws Exception {
+        add("alice", "a");
+        clock.addAndGet(RefreshingSearchers.MAX_RECENT_NANOS);
+        assertEquals(0, docs("bob"), "bob's read does not need alice's documents");
+        assertEquals(0, readerDocs());
+        assertEquals(1, docs("alice"));
+        assertEquals(1, readerDocs(), "alice's read reopened the reader rather than search them aside");
+        add("alice", "b");
+        assertEquals(2, docs("alice"));
+        assertEquals(1, readerDocs(), "a young recent document is searched beside the reader");
+    }
+
+    @Test
+    void aDueFoldReopensTheReaderFirst() throws Exception {
+        add("alice", "a");
+        searchers.lease("alice", false, true).close();
+        assertEquals(1, readerDocs(), "the fold must include the recent documents");
+    }
+
+    private void add(String key, String... ids) throws Exception {
+        List<MemoryDocument> docs = new ArrayList<>();
+        for (String id : ids) {
+            MemoryDocument doc = doc(id, key, 0, "m", null);
+            writer.updateDocument(DocumentSchema.keyIdTerm(key, id), DocumentSchema.toLucene(doc));
+            docs.add(doc);
+        }
+        searchers.added(docs);
+    }
+
+    private void forceReopen() throws Exception {
+        searchers.markAllStale();
+        searchers.lease(null, false, false).close();
+    }
+
+    /** Documents of {@code key} (null: all) a read of it sees. */
+    private int docs(String key) throws Exception {
+        try (RefreshingSearchers.Lease lease = searchers.lease(key, false, false)) {
+            return key == null
+                    ? lease.searcher().getIndexReader().numDocs()
+                    : lease.searcher().count(new TermQuery(new Term(DocumentSchema.KEY, key)));
         }
     }
 
-    private static void add(IndexWriter writer, String id) throws Exception {
-        writer.addDocument(DocumentSchema.toLucene(doc(id, "alice", 0, "m", null)));
-    }
-
-    private static int numDocs(RefreshingSearchers searchers) throws Exception {
-        IndexSearcher s = searchers.acquire();
-        try {
-            return s.getIndexReader().numDocs();
-        } finally {
-            searchers.release(s);
+    private int count(String memory) throws Exception {
+        try (RefreshingSearchers.Lease lease = searchers.lease(null, false, false)) {
+            return lease.searcher().count(new TermQuery(new Term(DocumentSchema.MEMORY, memory)));
         }
     }
 
-    private static int segments(RefreshingSearchers searchers) throws Exception {
-        IndexSearcher s = searchers.acquire();
-        try {
-            return s.getIndexReader().leaves().size();
-        } finally {
-            searchers.release(s);
+    /** Documents in the reader itself, without the recent ones. */
+    private int readerDocs() throws Exception {
+        try (RefreshingSearchers.Lease lease = searchers.leaseWithoutRefresh()) {
+            return lease.searcher().getIndexReader().numDocs();
+        }
+    }
+
+    private int readerSegments() throws Exception {
+        try (RefreshingSearchers.Lease lease = searchers.leaseWithoutRefresh()) {
+            return lease.searcher().getIndexReader().leaves().size();
         }
     }
 }
