@@ -45,17 +45,20 @@ class MapStateStore:
     The runtime passes the Java map state under PyFlink's thread-mode wrapper where it can:
     for strings the wrapper only runs identity converters, so calling the Java object
     directly halves the cost of an access, and binding its methods once leaves no Python frame
-    in between. Anything with get/put/remove works.
+    in between. Anything with get/put/remove works; ``put_all`` is there when the state has
+    one (the Java ``putAll``, or PyFlink's ``put_all``): one call into Java for many puts.
     """
 
     get: Callable[[str], str | None]
     put: Callable[[str, str], None]
     remove: Callable[[str], None]
+    put_all: Callable[[dict[str, str]], None] | None
 
     def __init__(self, map_state: Any) -> None:
         self.get = map_state.get
         self.put = map_state.put
         self.remove = map_state.remove
+        self.put_all = getattr(map_state, "putAll", None) or getattr(map_state, "put_all", None)
 
 
 _DELETED = object()
@@ -72,6 +75,8 @@ class RunBuffer:
 
     def __init__(self, backing: KeyValueStore) -> None:
         self._backing = backing
+        #: Writes all of a run's puts in one call when the backing store can (see flush).
+        self._put_all: Callable[[dict[str, str]], None] | None = getattr(backing, "put_all", None)
         self._local: dict[str, Any] = {}
         self._dirty: set[str] = set()
         #: State accesses since the last :meth:`take_stats` (for metrics).
@@ -100,16 +105,25 @@ class RunBuffer:
         return len(self._dirty)
 
     def flush(self) -> int:
-        """Apply the run's writes to the backing store; returns the bytes written."""
+        """Apply the run's writes to the backing store; returns the bytes written.
+
+        Several puts go in one ``put_all`` where the store has it: each call into Flink's
+        state crosses from Python into Java, which costs more than the put itself."""
         written = 0
+        puts: dict[str, str] = {}
         for key in self._dirty:
             value = self._local[key]
             if value is _DELETED:
                 self._backing.remove(key)
                 self.deletes += 1
             else:
-                self._backing.put(key, value)
+                puts[key] = value
                 written += len(value) if value.isascii() else len(value.encode())
+        if len(puts) > 1 and self._put_all is not None:
+            self._put_all(puts)
+        else:
+            for key, value in puts.items():
+                self._backing.put(key, value)
         self.writes += len(self._dirty)
         self.bytes_written += written
         self.discard()

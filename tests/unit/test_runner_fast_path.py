@@ -113,9 +113,17 @@ def test_map_state_store_calls_the_state_it_is_given():
         def remove(self, k: str) -> None:
             self.data.pop(k, None)
 
+        def putAll(self, values: dict[str, str]) -> None:  # noqa: N802 (Java's name)
+            self.data.update(values)
+
     java = JavaMap()
     store = MapStateStore(java)
     store.put("a", "1")
     assert store.get("a") == "1" and java.data == {"a": "1"}
     store.remove("a")
     assert store.get("a") is None and java.data == {}
+    assert store.put_all is not None
+    store.put_all({"b": "2", "c": "3"})
+    assert java.data == {"b": "2", "c": "3"}
+    del JavaMap.putAll
+    assert MapStateStore(JavaMap()).put_all is None, "a state without putAll is written put by put"

@@ -158,6 +158,38 @@ def test_run_buffer_flush_and_discard():
     assert store.data["a"] == "\x002" and "b" not in store.data
 
 
+def test_run_buffer_writes_a_runs_puts_in_one_call_where_the_store_can():
+    calls: list[tuple[str, object]] = []
+
+    class BatchingStore(DictStore):
+        def put(self, key, value):
+            calls.append(("put", key))
+            super().put(key, value)
+
+        def put_all(self, values):
+            calls.append(("put_all", sorted(values)))
+            self.data.update(values)
+
+        def remove(self, key):
+            calls.append(("remove", key))
+            super().remove(key)
+
+    store = BatchingStore()
+    store.data["old"] = "\x00true"
+    buffer = RunBuffer(store)
+    root = StoredMemoryObject(ShortTermMemory(buffer))
+    root.set("a", 1)
+    root.set("b", 2)
+    buffer.remove("old")
+    buffer.flush()
+    assert sorted(calls) == [("put_all", ["", "a", "b"]), ("remove", "old")]
+    assert store.data["a"] == "\x001" and store.data["b"] == "\x002" and "old" not in store.data
+    calls.clear()
+    root.set("a", 3)
+    buffer.flush()
+    assert calls == [("put", "a")], "a single put needs no map built"
+
+
 def test_run_buffer_reads_each_path_once():
     reads: list[str] = []
 
