@@ -35,8 +35,9 @@ import org.apache.lucene.store.FSDirectory;
  *
  * <p>This class is the index's one entry point and sequences its parts: {@link DocumentSchema}
  * (the Lucene layout), {@link DocumentValidator} (what may be written), {@link KeyFilters} (what
- * a read may see), {@link Ranker} (search), {@link RefreshingSearchers} (when readers reopen),
- * {@link FoldScheduler} (when segments merge) and {@link CommitPins} (checkpointed commits).
+ * a read may see), {@link Ranker} (search), {@link RefreshingSearchers} (what a read searches,
+ * when readers reopen), {@link FoldScheduler} (when segments merge) and {@link CommitPins}
+ * (checkpointed commits).
  *
  * <p>Not meant for concurrent writers: the operator calls it from its task thread.
  *
@@ -51,7 +52,7 @@ public final class KeyGroupIndex implements Closeable {
     /**
      * An index with no write for this long folds its segments into one at its next read. Short
      * enough that an index loaded in a burst is searched as one segment seconds later; long
-     * enough that a steady stream of writes (each run's refresh flushes a segment) never
+     * enough that a steady stream of writes (each reopen of the reader flushes a segment) never
      * rewrites the largest segment for every few new documents.
      */
     public static final long DEFAULT_QUIET_MILLIS = 5_000;
