@@ -403,14 +403,13 @@ public final class KeyGroupIndex implements Closeable {
      * asks for its fold first.
      */
     private <T> T read(String key, SearcherRead<T> read) throws IOException {
-        if (writer == null) {
-            try (RefreshingSearchers.Lease lease = searchers.lease(key, false, false)) {
-                return read.on(lease.searcher());
-            }
-        }
+        boolean writable = writer != null;
         // A fold due reopens the reader first: that flushes buffered writes, so the fold includes them.
-        try (RefreshingSearchers.Lease lease = searchers.lease(key, folds.takeFinishedMerge(), folds.foldDue())) {
-            folds.maybeFold(writer);
+        try (RefreshingSearchers.Lease lease = searchers.lease(key, writable && folds.takeFinishedMerge(),
+                writable && folds.foldDue())) {
+            if (writable) {
+                folds.maybeFold(writer);
+            }
             return read.on(lease.searcher());
         }
     }
