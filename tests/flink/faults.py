@@ -33,6 +33,12 @@ def rest(port: int, path: str) -> dict:
         return json.load(r)
 
 
+def jobmanager_log(port: int) -> str:
+    """The JobManager's log file as REST serves it (in a MiniCluster, the TaskManagers' too)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/jobmanager/log", timeout=30) as r:
+        return r.read().decode(errors="replace")
+
+
 def _mount(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["mount", *args], capture_output=True, text=True, check=False)
 

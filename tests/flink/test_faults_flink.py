@@ -23,6 +23,7 @@ from digest_agent import DigestAgent, last_digest_per_key, oracle_lines, read_li
 from faults import (
     fill,
     free_port,
+    jobmanager_log,
     remount,
     require_root,
     rest,
@@ -130,7 +131,7 @@ def memory_of(digest: dict[str, Any]) -> dict[str, Any]:
 def root_cause(trace: str) -> str:
     """The innermost 'Caused by' line of a Java stack trace (its first line if none)."""
     causes = [line for line in trace.splitlines() if line.startswith("Caused by:")]
-    return (causes or trace.splitlines() or [""])[-1]
+    return (causes or trace.splitlines()[:1] or [""])[-1]
 
 
 def assert_matches_oracle(out: Path, expected: list[dict[str, Any]]) -> None:
@@ -160,6 +161,7 @@ def test_full_local_disk_fails_over_cleanly_and_recovers_when_space_returns(tmp_
             jid = job_id(port)
             indexes = list(local.glob(f"flink-io-*/flink-agents-memory/{jid}/*/*/kg-*"))
             assert indexes, f"no index under {local}: io.tmp.dirs was not used"
+            log_before_full = len(jobmanager_log(port))
             filler = fill(local)
             full_at = progress(out)
             # the running attempt fails on the full disk, then at least one restore does too
@@ -172,16 +174,23 @@ def test_full_local_disk_fails_over_cleanly_and_recovers_when_space_returns(tmp_
             current = max(attempts(port, jid))
             left = sorted(p.name for p in local.glob(f"flink-io-*/flink-agents-memory/{jid}/*/*"))
             stats = checkpoints(port, jid)
+            log = jobmanager_log(port)[log_before_full:]
         finally:
             client.cancel().result()
+    declined_for_space = log.count("Caused by: java.io.IOException: the long-term memory index "
+                                   "could not be written to this checkpoint, which is declined: "
+                                   "java.io.IOException: No space left on device")
     print(f"\ndisk full at event {full_at}, {len(traces)} failovers, no progress past "
           f"event {stuck} while full; attempts {current}; local index directories {left}; "
-          f"checkpoints {stats['counts']}")
-    # each failover names the full disk: a write or restore that hit it, or a checkpoint it
-    # declined (the job tolerates no failed checkpoint here)
+          f"checkpoints {stats['counts']}; checkpoints declined for space {declined_for_space}")
+    # each failover is the full disk: a write or restore that hit it, or a checkpoint it made
+    # the operator decline (the job tolerates no failed checkpoint here). REST gives a declined
+    # checkpoint's reason as "Asynchronous task checkpoint failed." only; the log names it.
     enospc = [t for t in traces if "No space left on device" in t]
-    assert enospc and all(t in enospc or "tolerable failure threshold" in t for t in traces), \
+    declined = [t for t in traces if "tolerable failure threshold" in t]
+    assert traces and all(t in enospc or t in declined for t in traces), \
         [root_cause(t) for t in traces]
+    assert declined_for_space >= len(declined), (declined_for_space, len(declined))
     assert stats["counts"]["restored"] >= 1
     # a failed attempt leaves no index behind: only the attempt that runs now has one
     assert left == [f"0-{current}"], left
