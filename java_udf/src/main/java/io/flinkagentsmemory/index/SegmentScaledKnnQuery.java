@@ -6,6 +6,8 @@ import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.search.FilteredDocIdSetIterator;
 import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.TopDocs;
@@ -20,10 +22,16 @@ import org.apache.lucene.util.Bits;
  * {@code candidates * sqrt(f)}, never fewer than {@code limit}. Lucene 9 searches every segment
  * with the full beam, so each small segment costs as much as the big one (~0.5–1 ms at 100
  * candidates, 384 dims); the square root keeps small segments' own recall high, since their
- * share of the true top-k is small but not zero. Lucene's exact fallback for segments the filter
- * leaves few documents in is unchanged.
+ * share of the true top-k is small but not zero. A segment small for its beam
+ * ({@link #searchesExactly}) is scanned instead, which also finds its exact top k: there a graph
+ * search visits most of the vectors anyway, in random order, where the scan reads them in order
+ * (docs/long_term_memory.md). Lucene's exact fallback for segments the filter leaves few
+ * documents in is unchanged.
  */
 final class SegmentScaledKnnQuery extends KnnFloatVectorQuery {
+
+    /** A segment of at most this many vectors per beam slot is scanned, not searched by graph. */
+    static final int EXACT_VECTORS_PER_BEAM = 32;
 
     private final float[] target;
     private final int limit;
@@ -47,6 +55,28 @@ final class SegmentScaledKnnQuery extends KnnFloatVectorQuery {
         return Math.max(Math.min(limit, candidates), Math.min(candidates, scaled));
     }
 
+    /**
+     * Whether a segment of {@code vectors} is scanned rather than searched with {@code beam}: at
+     * up to {@link #EXACT_VECTORS_PER_BEAM} vectors per beam slot a graph search visits most of
+     * the segment (benchmarks/java/SmallSegmentScan.java).
+     */
+    static boolean searchesExactly(int vectors, int beam) {
+        return vectors <= EXACT_VECTORS_PER_BEAM * beam;
+    }
+
+    private static DocIdSetIterator accepted(Bits acceptDocs, int maxDoc) {
+        DocIdSetIterator all = DocIdSetIterator.all(maxDoc);
+        if (acceptDocs == null) {
+            return all;
+        }
+        return new FilteredDocIdSetIterator(all) {
+            @Override
+            protected boolean match(int doc) {
+                return acceptDocs.get(doc);
+            }
+        };
+    }
+
     @Override
     protected TopDocs approximateSearch(LeafReaderContext context, Bits acceptDocs, int visitedLimit,
             KnnCollectorManager unused) throws IOException {
@@ -55,7 +85,11 @@ final class SegmentScaledKnnQuery extends KnnFloatVectorQuery {
         if (values == null || values.size() == 0) {
             return TopDocsCollector.EMPTY_TOPDOCS;
         }
-        TopKnnCollector collector = new TopKnnCollector(beam(k, limit, values.size(), largest), visitedLimit);
+        int beam = beam(k, limit, values.size(), largest);
+        if (searchesExactly(values.size(), beam)) {
+            return exactSearch(context, accepted(acceptDocs, reader.maxDoc()), null);
+        }
+        TopKnnCollector collector = new TopKnnCollector(beam, visitedLimit);
         reader.searchNearestVectors(field, target, collector, acceptDocs);
         TopDocs results = collector.topDocs();
         return results != null ? results : TopDocsCollector.EMPTY_TOPDOCS;
