@@ -19,9 +19,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * HNSW (and Lucene's exact fallback under selective key filters) against brute force, on both
- * states a production index is in: several segments while it is written, and one segment once
- * it has been quiet and folded.
+ * Vector search against brute force, on both states a production index is in: several segments
+ * while it is written (each small enough for the default beam to be scanned, see
+ * SegmentScaledKnnQuery; Lucene's exact search under selective key filters), and one segment
+ * once it has been quiet and folded (HNSW).
  */
 class VectorRecallTest {
 
