@@ -99,11 +99,7 @@ def stream(preload: int, intervals: int, per_interval: int, queries: int = 200) 
                      "incremental_s": inc_s, "full_s": full_s, "segments": store.segments(),
                      "shared_bytes": ckpt.shared_bytes()})
         if c % 10 == 9:
-            lat = []
-            for q in qs:
-                t = time.perf_counter_ns()
-                store.search(q, 10)
-                lat.append((time.perf_counter_ns() - t) / 1000)
+            lat = store.search_latencies_us(qs)
             searches.append({"items": items, "search_us": percentiles(lat)})
     store.close()
     shutil.rmtree(work, ignore_errors=True)

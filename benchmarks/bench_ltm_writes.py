@@ -58,11 +58,7 @@ def stream(n: int, seconds: float, queries: int = 500) -> dict[str, Any]:
     settled_segments = store.segments()
     for q in qs:  # untimed: the JVM compiles the search path first
         store.search(q, 10)
-    settled = []
-    for q in qs:
-        t = time.perf_counter_ns()
-        store.search(q, 10)
-        settled.append((time.perf_counter_ns() - t) / 1000)
+    settled = store.search_latencies_us(qs)
 
     per_tick = int(RATE * TICK_S)
     lat: list[float] = []
@@ -94,11 +90,7 @@ def stream(n: int, seconds: float, queries: int = 500) -> dict[str, Any]:
     wall = time.perf_counter() - start
     store.commit()
     left_segments = store.segments()
-    left = []  # the segments the stream left, searched with no write going on
-    for q in qs:
-        t = time.perf_counter_ns()
-        store.search(q, 10)
-        left.append((time.perf_counter_ns() - t) / 1000)
+    left = store.search_latencies_us(qs)  # the segments the stream left, no write going on
     store.close()
     shutil.rmtree(work, ignore_errors=True)
     return {"items": n, "seconds": wall, "adds": added - n, "adds_per_s": (added - n) / wall,

@@ -61,6 +61,16 @@ class IndexStore:
         hits = json.loads(self.store.search(text, np.asarray(vector, "<f4").tobytes(), options))
         return [h["id"] for h in hits]
 
+    def search_latencies_us(self, vectors: Any, limit: int = 10) -> list[float]:
+        """Each vector searched once under the current key, at the default beam: microseconds
+        per search, py4j round trip included."""
+        out = []
+        for v in vectors:
+            t = time.perf_counter_ns()
+            self.search(v, limit)
+            out.append((time.perf_counter_ns() - t) / 1000)
+        return out
+
     def commit(self) -> None:
         self.indexes.commitAll()
 
