@@ -8,9 +8,17 @@ import java.util.Set;
 import java.util.function.LongSupplier;
 
 import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.codecs.Codec;
+import org.apache.lucene.codecs.FilterCodec;
+import org.apache.lucene.codecs.KnnVectorsFormat;
+import org.apache.lucene.codecs.hnsw.FlatVectorScorerUtil;
+import org.apache.lucene.codecs.lucene99.Lucene99FlatVectorsFormat;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.FilterLeafReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.SegmentReader;
 import org.apache.lucene.store.ByteBuffersDirectory;
 
 /**
@@ -26,6 +34,24 @@ import org.apache.lucene.store.ByteBuffersDirectory;
  * most never need it.
  */
 final class RecentDocuments implements Closeable {
+
+    /**
+     * Lucene's codec with vectors stored flat, without an HNSW graph. {@link SegmentScaledKnnQuery}
+     * scans these segments ({@link #wrote}; a graph search of them would find nothing): they hold
+     * at most {@link RefreshingSearchers#MAX_RECENT} documents, and building graphs for them at
+     * every add and every merge of this index was most of the CPU time of making recent documents
+     * visible, and of its long pauses. This index is never committed, so the codec is never looked
+     * up by name.
+     */
+    private static final Codec FLAT_VECTORS = new FilterCodec("FlinkAgentsMemoryRecent", Codec.getDefault()) {
+        private final KnnVectorsFormat flat =
+                new Lucene99FlatVectorsFormat(FlatVectorScorerUtil.getLucene99FlatVectorsScorer());
+
+        @Override
+        public KnnVectorsFormat knnVectorsFormat() {
+            return flat;
+        }
+    };
 
     private final Analyzer analyzer;
     private final LongSupplier nanoClock;
@@ -51,8 +77,12 @@ final class RecentDocuments implements Closeable {
         if (writer == null) {
             writer = new IndexWriter(new ByteBuffersDirectory(), new IndexWriterConfig(analyzer)
                     .setSimilarity(Ranker.BM25)
+                    .setCodec(FLAT_VECTORS)
                     .setUseCompoundFile(false)
-                    .setCommitOnClose(false));
+                    .setCommitOnClose(false)
+                    // Lucene merges small segments at a reopen and waits up to 500 ms for them:
+                    // here they merge in the background, and the read goes on.
+                    .setMaxFullFlushMergeWaitMillis(0));
             reader = DirectoryReader.open(writer);
         }
         if (added == 0) {
@@ -64,6 +94,12 @@ final class RecentDocuments implements Closeable {
         }
         added += docs.size();
         changed = true;
+    }
+
+    /** Whether {@code leaf} is a segment of recent documents: its vectors have no graph. */
+    static boolean wrote(LeafReader leaf) {
+        return FilterLeafReader.unwrap(leaf) instanceof SegmentReader segment
+                && segment.getSegmentInfo().info.getCodec() == FLAT_VECTORS;
     }
 
     boolean isEmpty() {

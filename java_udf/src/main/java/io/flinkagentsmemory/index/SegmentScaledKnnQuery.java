@@ -25,8 +25,8 @@ import org.apache.lucene.util.Bits;
  * share of the true top-k is small but not zero. A segment small for its beam
  * ({@link #searchesExactly}) is scanned instead, which also finds its exact top k: there a graph
  * search visits most of the vectors anyway, in random order, where the scan reads them in order
- * (docs/long_term_memory.md). Lucene's exact fallback for segments the filter leaves few
- * documents in is unchanged.
+ * (docs/long_term_memory.md). So are the segments of {@link RecentDocuments}, which have no graph.
+ * Lucene's exact fallback for segments the filter leaves few documents in is unchanged.
  */
 final class SegmentScaledKnnQuery extends KnnFloatVectorQuery {
 
@@ -86,7 +86,7 @@ final class SegmentScaledKnnQuery extends KnnFloatVectorQuery {
             return TopDocsCollector.EMPTY_TOPDOCS;
         }
         int beam = beam(k, limit, values.size(), largest);
-        if (searchesExactly(values.size(), beam)) {
+        if (RecentDocuments.wrote(reader) || searchesExactly(values.size(), beam)) {
             return exactSearch(context, accepted(acceptDocs, reader.maxDoc()), null);
         }
         TopKnnCollector collector = new TopKnnCollector(beam, visitedLimit);

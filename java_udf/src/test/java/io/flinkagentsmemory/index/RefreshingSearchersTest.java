@@ -1,17 +1,28 @@
 package io.flinkagentsmemory.index;
 
 import static io.flinkagentsmemory.index.TestDocs.doc;
+import static io.flinkagentsmemory.index.TestDocs.dot;
+import static io.flinkagentsmemory.index.TestDocs.unitVector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
 
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,6 +34,8 @@ import org.junit.jupiter.api.Test;
  * or a finished merge; only then.
  */
 class RefreshingSearchersTest {
+
+    private static final int K = 10;
 
     private final AtomicLong clock = new AtomicLong();
     private ByteBuffersDirectory dir;
@@ -154,12 +167,60 @@ class RefreshingSearchersTest {
         assertEquals(1, readerDocs(), "the fold must include the recent documents");
     }
 
+    /**
+     * Recent documents are stored without an HNSW graph, so a kNN read scans them however many
+     * there are: 999 at a beam of 10 would otherwise be searched by graph, which finds nothing in
+     * them. The scan gives each query's exact top 10.
+     */
+    @Test
+    void recentDocumentsAreScannedForTheExactTopK() throws Exception {
+        int n = RefreshingSearchers.MAX_RECENT - 1;
+        assertFalse(SegmentScaledKnnQuery.searchesExactly(n, K), "a segment of them would be searched by graph");
+        Random random = new Random(3);
+        float[][] vectors = new float[n][];
+        List<MemoryDocument> docs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            vectors[i] = unitVector(random, 32);
+            docs.add(doc("" + i, "alice", 0, "m", vectors[i]));
+        }
+        add(docs);
+        try (RefreshingSearchers.Lease lease = searchers.lease("alice", false, false)) {
+            IndexReader reader = lease.searcher().getIndexReader();
+            assertEquals(0, readerDocs(), "the documents are recent ones");
+            assertTrue(reader.leaves().stream().allMatch(leaf -> RecentDocuments.wrote(leaf.reader())));
+            for (int q = 0; q < 10; q++) {
+                float[] query = unitVector(random, 32);
+                TopDocs top = lease.searcher().search(
+                        new SegmentScaledKnnQuery(reader, DocumentSchema.VECTOR, query, K, K, null), K);
+                List<String> found = new ArrayList<>();
+                StoredFields fields = reader.storedFields();
+                for (ScoreDoc hit : top.scoreDocs) {
+                    found.add(fields.document(hit.doc).get(DocumentSchema.ID));
+                }
+                List<String> exact = IntStream.range(0, n).boxed()
+                        .sorted(Comparator.comparingDouble(i -> -dot(query, vectors[i])))
+                        .limit(K).map(i -> "" + i).toList();
+                assertEquals(exact, found, "query " + q);
+            }
+        }
+        forceReopen();
+        try (RefreshingSearchers.Lease lease = searchers.leaseWithoutRefresh()) {
+            assertTrue(lease.searcher().getIndexReader().leaves().stream()
+                    .noneMatch(leaf -> RecentDocuments.wrote(leaf.reader())), "the index's own segments have graphs");
+        }
+    }
+
     private void add(String key, String... ids) throws Exception {
         List<MemoryDocument> docs = new ArrayList<>();
         for (String id : ids) {
-            MemoryDocument doc = doc(id, key, 0, "m", null);
-            writer.updateDocument(DocumentSchema.keyIdTerm(key, id), DocumentSchema.toLucene(doc));
-            docs.add(doc);
+            docs.add(doc(id, key, 0, "m", null));
+        }
+        add(docs);
+    }
+
+    private void add(List<MemoryDocument> docs) throws Exception {
+        for (MemoryDocument doc : docs) {
+            writer.updateDocument(DocumentSchema.keyIdTerm(doc.key(), doc.id()), DocumentSchema.toLucene(doc));
         }
         searchers.added(docs);
     }

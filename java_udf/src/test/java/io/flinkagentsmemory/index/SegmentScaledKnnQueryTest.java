@@ -68,6 +68,8 @@ class SegmentScaledKnnQueryTest {
         }
         try (KeyGroupIndex index = KeyGroupIndex.open(dir, 0, KeyGroupIndex.DEFAULT_RAM_BUFFER_MB, NEVER_QUIET)) {
             index.addAll(docs);
+            // Moves them from the recent documents (scanned anyway) into a segment of the index.
+            assertEquals(1, index.segmentCount());
             for (int q = 0; q < 20; q++) {
                 float[] query = unitVector(random, DIM);
                 List<String> exact = exactTop(vectors, query, Set.of());
