@@ -37,11 +37,10 @@ final class RecentDocuments implements Closeable {
 
     /**
      * Lucene's codec with vectors stored flat, without an HNSW graph. {@link SegmentScaledKnnQuery}
-     * scans these segments ({@link #wrote}; a graph search of them would find nothing): they hold
-     * at most {@link RefreshingSearchers#MAX_RECENT} documents, and building graphs for them at
-     * every add and every merge of this index was most of the CPU time of making recent documents
-     * visible, and of its long pauses. This index is never committed, so the codec is never looked
-     * up by name.
+     * scans these segments ({@link #isRecentSegment}; a graph search of them would find nothing):
+     * they hold at most {@link RefreshingSearchers#MAX_RECENT} documents, and building graphs for
+     * them at every add and every merge took most of this index's CPU time and caused its long
+     * pauses. This index is never committed, so the codec is never looked up by name.
      */
     private static final Codec FLAT_VECTORS = new FilterCodec("FlinkAgentsMemoryRecent", Codec.getDefault()) {
         private final KnnVectorsFormat flat =
@@ -97,7 +96,7 @@ final class RecentDocuments implements Closeable {
     }
 
     /** Whether {@code leaf} is a segment of recent documents: its vectors have no graph. */
-    static boolean wrote(LeafReader leaf) {
+    static boolean isRecentSegment(LeafReader leaf) {
         return FilterLeafReader.unwrap(leaf) instanceof SegmentReader segment
                 && segment.getSegmentInfo().info.getCodec() == FLAT_VECTORS;
     }

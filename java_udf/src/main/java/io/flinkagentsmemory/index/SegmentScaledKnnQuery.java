@@ -86,7 +86,7 @@ final class SegmentScaledKnnQuery extends KnnFloatVectorQuery {
             return TopDocsCollector.EMPTY_TOPDOCS;
         }
         int beam = beam(k, limit, values.size(), largest);
-        if (RecentDocuments.wrote(reader) || searchesExactly(values.size(), beam)) {
+        if (RecentDocuments.isRecentSegment(reader) || searchesExactly(values.size(), beam)) {
             return exactSearch(context, accepted(acceptDocs, reader.maxDoc()), null);
         }
         TopKnnCollector collector = new TopKnnCollector(beam, visitedLimit);

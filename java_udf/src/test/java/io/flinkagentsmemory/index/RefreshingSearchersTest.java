@@ -187,7 +187,7 @@ class RefreshingSearchersTest {
         try (RefreshingSearchers.Lease lease = searchers.lease("alice", false, false)) {
             IndexReader reader = lease.searcher().getIndexReader();
             assertEquals(0, readerDocs(), "the documents are recent ones");
-            assertTrue(reader.leaves().stream().allMatch(leaf -> RecentDocuments.wrote(leaf.reader())));
+            assertTrue(reader.leaves().stream().allMatch(leaf -> RecentDocuments.isRecentSegment(leaf.reader())));
             for (int q = 0; q < 10; q++) {
                 float[] query = unitVector(random, 32);
                 TopDocs top = lease.searcher().search(
@@ -206,7 +206,8 @@ class RefreshingSearchersTest {
         forceReopen();
         try (RefreshingSearchers.Lease lease = searchers.leaseWithoutRefresh()) {
             assertTrue(lease.searcher().getIndexReader().leaves().stream()
-                    .noneMatch(leaf -> RecentDocuments.wrote(leaf.reader())), "the index's own segments have graphs");
+                    .noneMatch(leaf -> RecentDocuments.isRecentSegment(leaf.reader())),
+                    "the index's own segments have graphs");
         }
     }
 
