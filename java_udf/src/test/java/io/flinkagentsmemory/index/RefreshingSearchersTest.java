@@ -1,18 +1,16 @@
 package io.flinkagentsmemory.index;
 
 import static io.flinkagentsmemory.index.TestDocs.doc;
-import static io.flinkagentsmemory.index.TestDocs.dot;
+import static io.flinkagentsmemory.index.TestDocs.exactTop;
 import static io.flinkagentsmemory.index.TestDocs.unitVector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.IntStream;
 
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.index.IndexReader;
@@ -197,10 +195,7 @@ class RefreshingSearchersTest {
                 for (ScoreDoc hit : top.scoreDocs) {
                     found.add(fields.document(hit.doc).get(DocumentSchema.ID));
                 }
-                List<String> exact = IntStream.range(0, n).boxed()
-                        .sorted(Comparator.comparingDouble(i -> -dot(query, vectors[i])))
-                        .limit(K).map(i -> "" + i).toList();
-                assertEquals(exact, found, "query " + q);
+                assertEquals(exactTop(vectors, query, K, i -> true), found, "query " + q);
             }
         }
         forceReopen();

@@ -1,7 +1,6 @@
 package io.flinkagentsmemory.index;
 
 import static io.flinkagentsmemory.index.TestDocs.doc;
-import static io.flinkagentsmemory.index.TestDocs.dot;
 import static io.flinkagentsmemory.index.TestDocs.unitVector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,12 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -90,11 +87,6 @@ class SegmentScaledKnnQueryTest {
     }
 
     private static List<String> exactTop(float[][] vectors, float[] query, Set<String> deleted) {
-        return IntStream.range(0, vectors.length).boxed()
-                .filter(i -> !deleted.contains("" + i))
-                .sorted(Comparator.comparingDouble(i -> -dot(query, vectors[i])))
-                .limit(K)
-                .map(i -> "" + i)
-                .collect(Collectors.toList());
+        return TestDocs.exactTop(vectors, query, K, i -> !deleted.contains("" + i));
     }
 }

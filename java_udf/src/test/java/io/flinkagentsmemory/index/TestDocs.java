@@ -1,6 +1,10 @@
 package io.flinkagentsmemory.index;
 
+import java.util.Comparator;
+import java.util.List;
 import java.util.Random;
+import java.util.function.IntPredicate;
+import java.util.stream.IntStream;
 
 /** Random unit vectors and small documents for tests. */
 public final class TestDocs {
@@ -27,6 +31,20 @@ public final class TestDocs {
             s += a[i] * b[i];
         }
         return s;
+    }
+
+    /**
+     * The ids of the {@code k} vectors nearest {@code query} (largest dot product) among those
+     * {@code included}, nearest first; a vector's id is its index as text.
+     */
+    public static List<String> exactTop(float[][] vectors, float[] query, int k, IntPredicate included) {
+        return IntStream.range(0, vectors.length)
+                .filter(included)
+                .boxed()
+                .sorted(Comparator.comparingDouble(i -> -dot(query, vectors[i])))
+                .limit(k)
+                .map(i -> "" + i)
+                .toList();
     }
 
     public static MemoryDocument doc(String id, String key, int keyGroup, String memory, float[] vector) {

@@ -1,18 +1,16 @@
 package io.flinkagentsmemory.index;
 
-import static io.flinkagentsmemory.index.TestDocs.dot;
+import static io.flinkagentsmemory.index.TestDocs.exactTop;
 import static io.flinkagentsmemory.index.TestDocs.unitVector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
-import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -95,13 +93,7 @@ class VectorRecallTest {
         for (int q = 0; q < QUERIES; q++) {
             float[] query = unitVector(random, DIM);
             String key = key(random.nextInt(DOCS), keys);
-            Set<String> exact = new HashSet<>();
-            IntStream.range(0, DOCS)
-                    .filter(i -> key(i, keys).equals(key))
-                    .boxed()
-                    .sorted(Comparator.comparingDouble(i -> -dot(query, vectors[i])))
-                    .limit(K)
-                    .forEach(i -> exact.add("" + i));
+            Set<String> exact = new HashSet<>(exactTop(vectors, query, K, i -> key(i, keys).equals(key)));
             for (SearchHit h : index.search(key, null, query,
                     new SearchOptions(SearchOptions.Mode.VECTOR, K, null, null, 0, 1.0, beam))) {
                 if (exact.contains(h.document().id())) {
