@@ -23,9 +23,11 @@ import io.flinkagentsmemory.index.SubtaskMemoryIndexes;
  * make jar
  * CP=java_udf/target/flink-agents-memory-java-0.1.0.jar:$(ls .venv/lib/python3.11/site-packages/pyflink/lib/flink-dist-*.jar)
  * javac -cp $CP -d java_udf/target/hot-key-stream benchmarks/java/HotKeyStream.java benchmarks/java/BenchVectors.java
- * java -cp $CP:java_udf/target/hot-key-stream HotKeyStream build .bench/work/hot-key 100000
- * java -cp $CP:java_udf/target/hot-key-stream HotKeyStream run .bench/work/hot-key 30   # per jar, alternating
+ * java -cp $CP:java_udf/target/hot-key-stream HotKeyStream build DIR 100000
+ * java -cp $CP:java_udf/target/hot-key-stream HotKeyStream run DIR 30   # per jar, alternating
  * </pre>
+ *
+ * DIR is any scratch folder (the settled index is built into DIR/base, each run copies it to DIR/run).
  */
 public final class HotKeyStream {
 
@@ -42,7 +44,8 @@ public final class HotKeyStream {
         Path base = Path.of(args[1]).resolve("base");
         Random random = new Random(11);
         float[][] centres = BenchVectors.centres(random, DIM);
-        float[][] queries = vectors(random, centres, QUERIES);
+        byte[][] queries = Arrays.stream(vectors(random, centres, QUERIES))
+                .map(q -> bytes(new float[][] {q})).toArray(byte[][]::new);
         if (args[0].equals("build")) {
             int items = Integer.parseInt(args[2]);
             delete(base);
@@ -111,13 +114,13 @@ public final class HotKeyStream {
         return new LongTermMemoryStore(indexes, key);
     }
 
-    private static long timedSearch(LongTermMemoryStore store, float[] query) throws Exception {
+    private static long timedSearch(LongTermMemoryStore store, byte[] query) throws Exception {
         long t = System.nanoTime();
-        store.search("", bytes(new float[][] {query}), OPTIONS);
+        store.search("", query, OPTIONS);
         return System.nanoTime() - t;
     }
 
-    private static long[] searchAll(LongTermMemoryStore store, float[][] queries) throws Exception {
+    private static long[] searchAll(LongTermMemoryStore store, byte[][] queries) throws Exception {
         long[] out = new long[queries.length];
         for (int i = 0; i < queries.length; i++) {
             out[i] = timedSearch(store, queries[i]);
