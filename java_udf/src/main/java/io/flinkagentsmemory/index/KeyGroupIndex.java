@@ -329,6 +329,14 @@ public final class KeyGroupIndex implements Closeable {
     }
 
     /**
+     * The HNSW beam a search asking for none uses now: its largest segment's calibrated beam once
+     * known, the default until then (asking may start the calibration, {@link CalibratedBeams}).
+     */
+    public int hnswBeam() throws IOException {
+        return read(null, s -> SegmentScaledKnnQuery.calibratedBeam(s.getIndexReader(), DocumentSchema.VECTOR));
+    }
+
+    /**
      * Blocks until no merge is running or pending, the fold of a quiet index included
      * (benchmarks and tests measure a settled index with it; merges otherwise run in the
      * background and the next read picks their result up).

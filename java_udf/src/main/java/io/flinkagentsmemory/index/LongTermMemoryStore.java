@@ -146,6 +146,20 @@ public final class LongTermMemoryStore {
         indexes.awaitMerges();
     }
 
+    /**
+     * Blocks until the calibration of the indexes' largest segments is done, up to
+     * {@code timeoutMillis} (benchmarks measure a calibrated index with it; searches never wait).
+     */
+    public boolean awaitCalibration(long timeoutMillis) throws IOException, InterruptedException {
+        return indexes.awaitCalibration(timeoutMillis);
+    }
+
+    /** The HNSW beam a search of the current key asking for none uses now ({@link KeyGroupIndex#hnswBeam}). */
+    public int hnswBeam() throws IOException {
+        KeyGroupIndex index = existing();
+        return index == null ? SearchOptions.DEFAULT_VECTOR_CANDIDATES : index.hnswBeam();
+    }
+
     /** The vector dimension of the current key group's index, -1 while unknown. */
     public int dimension() throws IOException {
         KeyGroupIndex index = existing();

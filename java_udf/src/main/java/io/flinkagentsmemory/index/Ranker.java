@@ -71,8 +71,9 @@ final class Ranker {
     }
 
     /**
-     * kNN hits, exploring at least {@code beam} candidates (recall at small k); {@code filter}
-     * null searches every live document.
+     * kNN hits, exploring at least {@code beam} candidates (recall at small k;
+     * {@link SearchOptions#AUTO_VECTOR_CANDIDATES}: the calibrated beam); {@code filter} null
+     * searches every live document.
      */
     List<ScoreDoc> vectorHits(IndexSearcher s, Query filter, float[] vector, int k, int beam) throws IOException {
         DocumentValidator.requirePositive(k);
@@ -80,8 +81,7 @@ final class Ranker {
             return List.of();
         }
         validator.requireQueryDimension(vector.length);
-        int candidates = Math.max(k, beam);
-        Query knn = new SegmentScaledKnnQuery(s.getIndexReader(), DocumentSchema.VECTOR, vector, candidates, k, filter);
+        Query knn = SegmentScaledKnnQuery.create(s.getIndexReader(), DocumentSchema.VECTOR, vector, beam, k, filter);
         return List.of(s.search(knn, k).scoreDocs);
     }
 

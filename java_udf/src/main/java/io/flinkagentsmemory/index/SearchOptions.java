@@ -27,20 +27,27 @@ public record SearchOptions(Mode mode, int limit, Double minScore, MetadataFilte
         this(mode, limit, minScore, filters, nowMillis, 1.0);
     }
 
-    /** Options with the default HNSW beam. */
+    /** Options with the calibrated HNSW beam ({@link #AUTO_VECTOR_CANDIDATES}). */
     public SearchOptions(Mode mode, int limit, Double minScore, MetadataFilter filters, long nowMillis,
             double keywordWeight) {
-        this(mode, limit, minScore, filters, nowMillis, keywordWeight, DEFAULT_VECTOR_CANDIDATES);
+        this(mode, limit, minScore, filters, nowMillis, keywordWeight, AUTO_VECTOR_CANDIDATES);
     }
 
     public static final int DEFAULT_LIMIT = 10;
 
     /**
-     * HNSW beam when none is asked for. On uniformly random 64-dim vectors (HNSW's hard case), a
-     * folded one-segment index of 20k gives recall@10 0.89 at 100, 0.95 at 150 and 0.98 at 200,
-     * for 1.74x the vectors visited at 100 (4,774 against 2,748 per query); VectorRecallTest holds
-     * the default to 0.95. Text embeddings are far easier (docs/long_term_memory.md: recall per
-     * beam on REALTALK and LoCoMo turns), so a job may ask for fewer.
+     * No beam asked for: a search uses its largest segment's calibrated beam (the narrowest of
+     * 100, 150 and {@link #DEFAULT_VECTOR_CANDIDATES} that finds 0.98 of the exact top 10 of the
+     * segment's own vectors, {@link BeamCalibration}), and the default beam until that is known.
+     */
+    public static final int AUTO_VECTOR_CANDIDATES = 0;
+
+    /**
+     * The widest calibrated beam, and the beam before a segment is calibrated. On uniformly random
+     * 64-dim vectors (HNSW's hard case), a folded one-segment index of 20k gives recall@10 0.89 at
+     * 100, 0.95 at 150 and 0.98 at 200, for 1.74x the vectors visited at 100 (4,774 against 2,748
+     * per query); VectorRecallTest holds it to 0.95. Text embeddings are far easier
+     * (docs/long_term_memory.md: recall per beam on REALTALK and LoCoMo turns).
      */
     public static final int DEFAULT_VECTOR_CANDIDATES = 200;
 
@@ -58,9 +65,8 @@ public record SearchOptions(Mode mode, int limit, Double minScore, MetadataFilte
         if (!(keywordWeight >= 0) || Double.isInfinite(keywordWeight)) {
             throw new IllegalArgumentException("keyword_weight must be a finite number >= 0, got " + keywordWeight);
         }
-        if (vectorCandidates < 1 || vectorCandidates > MAX_VECTOR_CANDIDATES) {
-            throw new IllegalArgumentException("vector_candidates must be between 1 and " + MAX_VECTOR_CANDIDATES
-                    + ", got " + vectorCandidates);
+        if (vectorCandidates != AUTO_VECTOR_CANDIDATES) {
+            requireVectorCandidates(vectorCandidates);
         }
     }
 
@@ -68,7 +74,7 @@ public record SearchOptions(Mode mode, int limit, Double minScore, MetadataFilte
      * Parses {@code {"mode": "vector"|"keyword"|"hybrid", "limit": 10, "min_score": null|x,
      * "filters": {...}, "now": millis, "keyword_weight": w, "vector_candidates": n}}; mode defaults
      * to vector, limit to 10, now to 0, keyword_weight to 1, vector_candidates to
-     * {@link #DEFAULT_VECTOR_CANDIDATES}.
+     * {@link #AUTO_VECTOR_CANDIDATES}.
      */
     public static SearchOptions fromJson(String json) {
         JsonNode node = Json.parse(json, "search options");
@@ -96,13 +102,26 @@ public record SearchOptions(Mode mode, int limit, Double minScore, MetadataFilte
                 vectorCandidates(node.get("vector_candidates")));
     }
 
+    /** Whether this search uses its largest segment's calibrated beam. */
+    public boolean calibratedBeam() {
+        return vectorCandidates == AUTO_VECTOR_CANDIDATES;
+    }
+
     private static int vectorCandidates(JsonNode node) {
         if (node == null || node.isNull()) {
-            return DEFAULT_VECTOR_CANDIDATES;
+            return AUTO_VECTOR_CANDIDATES;
         }
         if (!node.canConvertToInt() || !node.isIntegralNumber()) {
             throw new IllegalArgumentException("vector_candidates must be an integer, got " + node);
         }
-        return node.intValue();
+        return requireVectorCandidates(node.intValue());
+    }
+
+    private static int requireVectorCandidates(int vectorCandidates) {
+        if (vectorCandidates < 1 || vectorCandidates > MAX_VECTOR_CANDIDATES) {
+            throw new IllegalArgumentException("vector_candidates must be between 1 and " + MAX_VECTOR_CANDIDATES
+                    + ", got " + vectorCandidates);
+        }
+        return vectorCandidates;
     }
 }

@@ -18,7 +18,8 @@ import org.apache.lucene.util.Bits;
 
 /**
  * A kNN query whose HNSW beam shrinks with the segment: the largest segment of the index is
- * searched with all {@code candidates}, a segment of a fraction f of its vectors with
+ * searched with all {@code candidates} (by default its calibrated beam, {@link CalibratedBeams}),
+ * a segment of a fraction f of its vectors with
  * {@code candidates * sqrt(f)}, never fewer than {@code limit}. Lucene 9 searches every segment
  * with the full beam, so each small segment costs as much as the big one (~0.5–1 ms at 100
  * candidates, 384 dims); the square root keeps small segments' own recall high, since their
@@ -38,12 +39,37 @@ final class SegmentScaledKnnQuery extends KnnFloatVectorQuery {
     /** Vectors in the reader's largest segment, counted once per query, not once per segment. */
     private final int largest;
 
-    SegmentScaledKnnQuery(IndexReader reader, String field, float[] target, int candidates, int limit,
-            Query filter) throws IOException {
+    private SegmentScaledKnnQuery(String field, float[] target, int candidates, int limit, Query filter, int largest) {
         super(field, target, candidates, filter);
         this.target = target;
         this.limit = limit;
-        this.largest = largestSegment(reader, field);
+        this.largest = largest;
+    }
+
+    /**
+     * The {@code limit} nearest of {@code target}, with a beam of {@code beam} candidates (at least
+     * {@code limit}) in the largest segment; {@link SearchOptions#AUTO_VECTOR_CANDIDATES}: that
+     * segment's calibrated beam ({@link CalibratedBeams}).
+     */
+    static SegmentScaledKnnQuery create(IndexReader reader, String field, float[] target, int beam, int limit,
+            Query filter) throws IOException {
+        LeafReader largest = largestSegment(reader, field);
+        int vectors = largest == null ? 0 : largest.getFloatVectorValues(field).size();
+        if (beam == SearchOptions.AUTO_VECTOR_CANDIDATES) {
+            CalibratedBeams.SHARED.recordQuery(target);
+            beam = calibratedBeam(largest, field);
+        }
+        return new SegmentScaledKnnQuery(field, target, Math.max(limit, beam), limit, filter, vectors);
+    }
+
+    /** The beam a search of {@code reader} asking for none gets now (see {@link CalibratedBeams}). */
+    static int calibratedBeam(IndexReader reader, String field) throws IOException {
+        return calibratedBeam(largestSegment(reader, field), field);
+    }
+
+    private static int calibratedBeam(LeafReader largest, String field) throws IOException {
+        return largest == null ? SearchOptions.DEFAULT_VECTOR_CANDIDATES
+                : CalibratedBeams.SHARED.beam(largest, field, SearchOptions.DEFAULT_VECTOR_CANDIDATES);
     }
 
     /** The beam for a segment of {@code vectors} when the largest one holds {@code largest}. */
@@ -95,12 +121,15 @@ final class SegmentScaledKnnQuery extends KnnFloatVectorQuery {
         return results != null ? results : TopDocsCollector.EMPTY_TOPDOCS;
     }
 
-    private static int largestSegment(IndexReader reader, String field) throws IOException {
-        int largest = 0;
+    /** The segment with the most vectors; null if none has any. */
+    private static LeafReader largestSegment(IndexReader reader, String field) throws IOException {
+        LeafReader largest = null;
+        int most = 0;
         for (LeafReaderContext leaf : reader.leaves()) {
             FloatVectorValues values = leaf.reader().getFloatVectorValues(field);
-            if (values != null) {
-                largest = Math.max(largest, values.size());
+            if (values != null && values.size() > most) {
+                largest = leaf.reader();
+                most = values.size();
             }
         }
         return largest;

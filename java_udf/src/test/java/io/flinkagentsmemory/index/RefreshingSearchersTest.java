@@ -189,7 +189,7 @@ class RefreshingSearchersTest {
             for (int q = 0; q < 10; q++) {
                 float[] query = unitVector(random, 32);
                 TopDocs top = lease.searcher().search(
-                        new SegmentScaledKnnQuery(reader, DocumentSchema.VECTOR, query, K, K, null), K);
+                        SegmentScaledKnnQuery.create(reader, DocumentSchema.VECTOR, query, K, K, null), K);
                 List<String> found = new ArrayList<>();
                 StoredFields fields = reader.storedFields();
                 for (ScoreDoc hit : top.scoreDocs) {

@@ -1,10 +1,19 @@
 package io.flinkagentsmemory.index;
 
+import java.io.IOException;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.function.IntPredicate;
 import java.util.stream.IntStream;
+
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.store.Directory;
 
 /** Random unit vectors and small documents for tests. */
 public final class TestDocs {
@@ -54,5 +63,18 @@ public final class TestDocs {
     public static MemoryDocument doc(String id, String key, int keyGroup, String memory, float[] vector,
             String metadataJson, long expiresAt, String createdAt) {
         return new MemoryDocument(id, key, keyGroup, memory, vector, metadataJson, "h-" + id, createdAt, createdAt, expiresAt);
+    }
+
+    /** The first {@code docs} of {@code vectors} in one segment of {@code dir}, as the index's vector field. */
+    public static DirectoryReader oneSegment(Directory dir, float[][] vectors, int docs) throws IOException {
+        try (IndexWriter writer = new IndexWriter(dir, new IndexWriterConfig().setRAMBufferSizeMB(256))) {
+            for (int i = 0; i < docs; i++) {
+                Document doc = new Document();
+                doc.add(new KnnFloatVectorField(DocumentSchema.VECTOR, vectors[i], VectorSimilarityFunction.DOT_PRODUCT));
+                writer.addDocument(doc);
+            }
+            writer.forceMerge(1);
+        }
+        return DirectoryReader.open(dir);
     }
 }

@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Vector search against brute force, on both states a production index is in: several segments
  * while it is written (each small enough for the default beam to be scanned, see
  * SegmentScaledKnnQuery; Lucene's exact search under selective key filters), and one segment
- * once it has been quiet and folded (HNSW).
+ * once it has been quiet and folded (HNSW), at the default beam and at the segment's calibrated one.
  */
 class VectorRecallTest {
 
@@ -52,6 +52,12 @@ class VectorRecallTest {
             index.awaitMerges();
             assertEquals(1, index.segmentCount(), "a quiet index is folded into one segment");
             assertRecall(index, vectors, keys, random, "folded");
+            // No beam asked for: the first searches start the segment's calibration (BeamCalibration).
+            recall(index, vectors, keys, random, SearchOptions.AUTO_VECTOR_CANDIDATES);
+            assertTrue(CalibratedBeams.SHARED.awaitIdle(60_000), "calibration did not finish");
+            double calibrated = recall(index, vectors, keys, random, SearchOptions.AUTO_VECTOR_CANDIDATES);
+            System.out.printf("VECTOR recall@%d folded at the calibrated beam: %.4f%n", K, calibrated);
+            assertTrue(calibrated >= 0.95, "calibrated beam: recall " + calibrated);
             if (keys == 1) { // a narrow beam reaches the graph search: it finds fewer
                 double narrow = recall(index, vectors, keys, random, NARROW_BEAM);
                 System.out.printf("VECTOR recall@%d folded at vector_candidates %d: %.4f%n", K, NARROW_BEAM, narrow);
