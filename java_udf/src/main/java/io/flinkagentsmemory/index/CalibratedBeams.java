@@ -22,11 +22,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every search that asks for no beam records its query vector ({@link #recordQuery}) and asks
  * for its largest segment's beam. Once {@link BeamCalibration#SAMPLE} queries of the segment's
- * dimension have been seen, the first ask starts the calibration in a background thread with
- * the latest of them; until it is done (~0.5 s at 100k vectors) searches get the default beam:
- * a search never waits for it. A segment is immutable, so its beam holds for its life; the
- * entry goes when Lucene closes the segment's core. The thread exits when idle, so nothing
- * outlives a job that no longer searches.
+ * dimension have been recorded since the segment was first asked about, the next ask starts the
+ * calibration in a background thread with those queries; until it is done (~1 s at 100k
+ * vectors) searches get the default beam: a search never waits for it. Queries from before the
+ * segment existed are never its sample: they may be another data set's (a JVM that ran other
+ * indexes), and would say little about this one. A segment is immutable, so its beam holds
+ * for its life; its entries go when Lucene closes the segment's core. The thread exits when
+ * idle, so nothing outlives a job that no longer searches.
  */
 final class CalibratedBeams {
 
@@ -37,6 +39,8 @@ final class CalibratedBeams {
 
     private final Map<IndexReader.CacheKey, Integer> beams = new ConcurrentHashMap<>();
     private final Set<IndexReader.CacheKey> pending = ConcurrentHashMap.newKeySet();
+    /** Queries recorded (of the segment's dimension) when each uncalibrated segment was first asked about. */
+    private final Map<IndexReader.CacheKey, Long> firstAsked = new ConcurrentHashMap<>();
     /** The latest queries, per vector dimension: the calibration's sample. */
     private final Map<Integer, RecentQueries> queries = new ConcurrentHashMap<>();
     private final ExecutorService calibrations = new ThreadPoolExecutor(0, 1, 1, TimeUnit.SECONDS,
@@ -69,8 +73,15 @@ final class CalibratedBeams {
                 || RecentDocuments.isRecentSegment(leaf)) {
             return fallback;
         }
-        RecentQueries recent = queries.get(values.dimension());
-        float[][] sample = recent == null ? null : recent.sample();
+        RecentQueries recent = queries.computeIfAbsent(values.dimension(),
+                dimension -> new RecentQueries(BeamCalibration.SAMPLE));
+        if (firstAsked.putIfAbsent(core.getKey(), recent.added()) == null) {
+            core.addClosedListener(key -> {
+                firstAsked.remove(key);
+                beams.remove(key);
+            });
+        }
+        float[][] sample = recent.sampleSince(firstAsked.getOrDefault(core.getKey(), Long.MAX_VALUE));
         if (sample != null && pending.add(core.getKey())) {
             start(leaf, field, core, sample);
         }
@@ -103,8 +114,8 @@ final class CalibratedBeams {
         }
         calibrations.execute(() -> {
             try {
-                core.addClosedListener(key -> beams.remove(key));
                 beams.put(core.getKey(), calibrate(leaf, field, sample));
+                firstAsked.remove(core.getKey());
             } finally {
                 pending.remove(core.getKey());
                 try {
@@ -145,9 +156,14 @@ final class CalibratedBeams {
             ring[(int) (added++ % ring.length)] = query.clone();
         }
 
-        /** The ring's queries, or null until it is full. */
-        synchronized float[][] sample() {
-            return added < ring.length ? null : ring.clone();
+        /** Queries recorded so far. */
+        synchronized long added() {
+            return added;
+        }
+
+        /** The ring's queries once all of them were recorded after the {@code since}th, else null. */
+        synchronized float[][] sampleSince(long since) {
+            return added - since < ring.length ? null : ring.clone();
         }
     }
 }

@@ -15,8 +15,8 @@ import org.apache.lucene.store.Directory;
 import org.junit.jupiter.api.Test;
 
 /**
- * Calibration waits for a sample of queries, happens off the asking thread, once per segment, and
- * is forgotten with the segment.
+ * Calibration waits for 64 queries recorded after the segment was first asked about, happens off
+ * the asking thread, once per segment, and is forgotten with the segment.
  */
 class CalibratedBeamsTest {
 
@@ -30,14 +30,21 @@ class CalibratedBeamsTest {
             LeafReader leaf;
             try (DirectoryReader reader = oneSegment(dir, vectors(BeamCalibration.MIN_VECTORS, 32), BeamCalibration.MIN_VECTORS)) {
                 leaf = reader.leaves().get(0).reader();
+                for (float[] query : vectors(BeamCalibration.SAMPLE + 1, 32)) {
+                    beams.recordQuery(query);
+                }
+                assertEquals(FALLBACK, beams.beam(leaf, DocumentSchema.VECTOR, FALLBACK));
+                assertTrue(beams.awaitIdle(TIMEOUT_MILLIS));
+                assertEquals(OptionalInt.empty(), beams.known(leaf), "queries from before the first ask were its sample");
                 float[][] queries = vectors(BeamCalibration.SAMPLE, 32);
                 for (int q = 0; q < queries.length - 1; q++) {
                     beams.recordQuery(queries[q]);
                 }
-                assertEquals(FALLBACK, beams.beam(leaf, DocumentSchema.VECTOR, FALLBACK));
-                assertTrue(beams.awaitIdle(0), "calibration started before a full sample of queries");
-                beams.recordQuery(queries[queries.length - 1]);
                 beams.recordQuery(new float[8]); // another dimension's query is no part of the sample
+                assertEquals(FALLBACK, beams.beam(leaf, DocumentSchema.VECTOR, FALLBACK));
+                assertTrue(beams.awaitIdle(TIMEOUT_MILLIS));
+                assertEquals(OptionalInt.empty(), beams.known(leaf), "calibrated before 64 queries");
+                beams.recordQuery(queries[queries.length - 1]);
                 assertEquals(FALLBACK, beams.beam(leaf, DocumentSchema.VECTOR, FALLBACK), "the ask does not wait");
                 assertTrue(beams.awaitIdle(TIMEOUT_MILLIS), "calibration did not finish");
                 int expected = BeamCalibration.calibrate(leaf, DocumentSchema.VECTOR, queries);
