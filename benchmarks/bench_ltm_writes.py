@@ -58,6 +58,7 @@ def stream(n: int, seconds: float, queries: int = 500) -> dict[str, Any]:
     settled_segments = store.segments()
     for q in qs:  # untimed: the JVM compiles the search path first
         store.search(q, 10)
+    hnsw_beam = store.await_calibration()  # the default beam: calibrated on these queries
     settled = store.search_latencies_us(qs)
 
     per_tick = int(RATE * TICK_S)
@@ -94,7 +95,7 @@ def stream(n: int, seconds: float, queries: int = 500) -> dict[str, Any]:
     store.close()
     shutil.rmtree(work, ignore_errors=True)
     return {"items": n, "seconds": wall, "adds": added - n, "adds_per_s": (added - n) / wall,
-            "searches": len(lat), "settled_segments": settled_segments,
+            "searches": len(lat), "settled_segments": settled_segments, "hnsw_beam": hnsw_beam,
             "left_segments": left_segments, "left_search_us": percentiles(left),
             "settled_search_us": percentiles(settled), "search_us": percentiles(lat),
             "search_after_add_us": percentiles(after_add),
@@ -186,8 +187,9 @@ def markdown(r: dict[str, Any]) -> str:
     segs = s["segments_at_commits"]
     return (
         f"{s['items']:,} memories under one key, settled into {s['settled_segments']} "
-        f"segment(s): search p50/p95/p99 {st['p50'] / 1000:.2f} / {st['p95'] / 1000:.2f} / "
-        f"{st['p99'] / 1000:.2f} ms (py4j). Then {s['adds']:,} adds over {s['seconds']:.0f} s "
+        f"segment(s){_beam_text(s)}: search p50/p95/p99 {st['p50'] / 1000:.2f} / "
+        f"{st['p95'] / 1000:.2f} / {st['p99'] / 1000:.2f} ms (py4j). Then {s['adds']:,} adds "
+        f"over {s['seconds']:.0f} s "
         f"({s['adds_per_s']:.0f}/s, batches of {int(RATE * TICK_S)} every {TICK_S * 1000:.0f} "
         f"ms, a commit every {COMMIT_EVERY_S:.0f} s) with {s['searches']:,} searches "
         f"interleaved: p50/p95/p99 {u['p50'] / 1000:.2f} / {u['p95'] / 1000:.2f} / "
@@ -197,6 +199,13 @@ def markdown(r: dict[str, Any]) -> str:
         f"{a['p95'] / 1000:.2f} / {a['p99'] / 1000:.2f} ms); segments at the commits: "
         f"{', '.join(str(x) for x in segs) or '-'}." + _left_text(s)
         + _many_keys_text(r.get("many_keys")))
+
+
+def _beam_text(s: dict[str, Any]) -> str:
+    """The default HNSW beam the run searched with (results written before the beam was
+    calibrated searched at 200)."""
+    beam = s.get("hnsw_beam")
+    return " (default beam 200)" if beam is None else f" (default beam, calibrated: {beam})"
 
 
 def _left_text(s: dict[str, Any]) -> str:

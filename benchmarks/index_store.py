@@ -82,6 +82,14 @@ class IndexStore:
         self.store.awaitMerges()
         return time.perf_counter() - t0
 
+    def await_calibration(self, timeout_s: float = 300) -> int:
+        """Wait until the calibration of the largest segment's HNSW beam (started by the
+        searches so far, once 64 of them asked for no beam) is done; the beam the current key's
+        searches now get."""
+        if not self.store.awaitCalibration(int(timeout_s * 1000)):
+            raise TimeoutError(f"HNSW beam calibration still running after {timeout_s} s")
+        return int(self.store.hnswBeam())
+
     def segments(self) -> int:
         return int(self.indexes.segmentCount())
 

@@ -65,13 +65,16 @@ def recall_by_beam(data: np.ndarray, queries: np.ndarray,
             for beam in beams:
                 for q in queries:  # untimed: the JVM compiles the search path first
                     store.search(q, 10, vector_candidates=beam)
+                # The default beam: calibrated on the latest 64 of these queries.
+                hnsw_beam = store.await_calibration() if beam is None else beam
                 found, lat = [], []
                 for q in queries:
                     t = time.perf_counter_ns()
                     found.append([int(i) for i in store.search(q, 10, vector_candidates=beam)])
                     lat.append((time.perf_counter_ns() - t) / 1000)
                 out[str(beam or "default")] = {"recall_at_10": recall_at_k(found, truth),
-                                               "search_us": percentiles(lat)}
+                                               "search_us": percentiles(lat),
+                                               "hnsw_beam": hnsw_beam}
         finally:
             store.close()
     return out

@@ -17,6 +17,8 @@ _marked: set[str] = set()
 #: KeyGroupIndex.DEFAULT_QUIET_MILLIS (5 s) plus a margin: an index left without writes this
 #: long folds its segments into one at its next read (docs/long_term_memory.md).
 QUIET_S = 5.5
+#: Searches a segment's HNSW beam calibration needs (BeamCalibration.SAMPLE in java_udf).
+CALIBRATION_QUERIES = 64
 
 
 def _mark(name: str) -> None:
@@ -31,7 +33,8 @@ class LtmAgent(Agent):
     """``"a|<key>|<i>|<n>"`` adds memories i..i+n-1 (one run); ``"q|<key>|<j>|<pass>"``
     searches query j (vector, top 10); ``"s|<key>|0|0"`` leaves the index quiet (no writes) for
     ``QUIET_S``, then waits until the subtask's indexes have finished merging, the fold into one
-    segment included (between the two query passes: fresh after loading, then settled).
+    segment included, and its HNSW beam's calibration (between the two query passes: fresh
+    after loading, then settled).
 
     The search is timed around ``ctx.memory.search`` (the public API; the embedder only looks
     the query's vector up) and written with the hit numbers to ``$BENCH_LTM_OUT/<thread>.jsonl``.
@@ -61,6 +64,14 @@ class LtmAgent(Agent):
             ctx.memory._store.awaitMerges()  # the Java LongTermMemoryStore (benchmark only)
             with open(os.path.join(os.environ["BENCH_LTM_OUT"], "merge_wait.mark"), "w") as f:
                 f.write(repr(time.perf_counter() - t0))
+            # The folded segment's default beam is calibrated on the 64 searches after the
+            # first one that sees it (the first 65 queries, untimed): settled searches are
+            # measured at that beam.
+            for j in range(CALIBRATION_QUERIES + 1):
+                ctx.memory.search(query_text(j), limit=10, mode="vector")
+            ctx.memory._store.awaitCalibration(300_000)
+            with open(os.path.join(os.environ["BENCH_LTM_OUT"], "hnsw_beam.mark"), "w") as f:
+                f.write(repr(ctx.memory._store.hnswBeam()))
             return
         t0 = time.perf_counter_ns()
         hits = ctx.memory.search(query_text(i), limit=10, mode="vector")

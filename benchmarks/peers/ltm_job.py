@@ -93,7 +93,7 @@ def main() -> None:
     Path(a.out).write_text(json.dumps({
         "items": n, "queries": q, "keys": len(set(keys)), "batch": batch, "job_s": wall,
         "add_s": add_s, "adds_per_s": n / add_s,
-        "merge_wait_s": mark("merge_wait"),
+        "merge_wait_s": mark("merge_wait"), "hnsw_beam": int(mark("hnsw_beam")),
         "fresh_search_us": [r["us"] for r in fresh], "fresh_found": [r["found"] for r in fresh],
         "search_us": [r["us"] for r in settled], "found": [r["found"] for r in settled],
     }))
