@@ -80,7 +80,8 @@ def main() -> None:
     """``python -m benchmarks.text_shaped --components 8 16 512``: HNSW recall@10 on the real
     turn vectors against a stand-in of each component count, at the real data's size (how
     ``COMPONENTS`` was chosen). ``--write PATH --count N``: N stand-in rows as little-endian
-    float32 instead (for the Java harnesses, benchmarks/java/GraphDensity.java)."""
+    float32 instead (for the Java harnesses, benchmarks/java/GraphDensity.java); with
+    ``--real``, the real turn vectors followed by the first 500 questions' vectors."""
     import argparse
 
     from .bench_ltm import NARROW_BEAM
@@ -90,11 +91,15 @@ def main() -> None:
     parser.add_argument("--components", type=int, nargs="+", default=[COMPONENTS])
     parser.add_argument("--write", help="a file for --count stand-in rows (float32)")
     parser.add_argument("--count", type=int, default=100_500)
+    parser.add_argument("--real", action="store_true", help="--write the real turns instead")
     args = parser.parse_args()
     real = real_vectors()
     if isinstance(real, str):
         raise SystemExit(real)
     data, questions = real
+    if args.write and args.real:
+        np.concatenate([data, questions[:500]]).astype("<f4").tofile(args.write)
+        return
     if args.write:
         TextShape.fit(data).sample(args.count, seed=args.count).astype("<f4").tofile(args.write)
         return

@@ -10,6 +10,8 @@ import org.apache.lucene.search.TopKnnCollector;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 
+import io.flinkagentsmemory.index.BeamCalibration;
+
 /**
  * Why the HNSW graph keeps Lucene's default density: build time, index bytes, and recall@10
  * and latency per search beam, of one-segment indexes built with {@code M} links per node and a
@@ -17,7 +19,10 @@ import org.apache.lucene.store.FSDirectory;
  * VectorRecallTest's) and bench_ltm's 384-dim clustered unit vectors (1,000 random centres,
  * noise 0.05 per dimension), or 384-dim rows from a file of little-endian float32 ({@code file:PATH},
  * n + 500 rows, the last 500 the queries: {@code python -m benchmarks.text_shaped --write PATH
- * --count N} writes text-shaped ones). Outside Flink, one thread. docs/long_term_memory.md quotes runs.
+ * --count N} writes text-shaped ones, {@code --real} the real turns and 500 of their questions).
+ * It also prints the beam {@code BeamCalibration} picks with the first 64 queries as its sample,
+ * to read against the recall of all 500. Outside Flink, one thread. docs/long_term_memory.md
+ * quotes runs.
  *
  * <pre>
  * make jar
@@ -25,6 +30,9 @@ import org.apache.lucene.store.FSDirectory;
  *     benchmarks/java/GraphDensity.java benchmarks/java/BenchVectors.java benchmarks/java/OneSegmentIndex.java
  * java -cp java_udf/target/flink-agents-memory-java-0.1.0.jar:java_udf/target/graph-density GraphDensity uniform64 20000 16 100
  * java -cp java_udf/target/flink-agents-memory-java-0.1.0.jar:java_udf/target/graph-density GraphDensity clustered384 100000 32 200
+ * python -m benchmarks.text_shaped --write java_udf/target/real-turns.f32 --real
+ * java -cp java_udf/target/flink-agents-memory-java-0.1.0.jar:java_udf/target/graph-density GraphDensity \
+ *     file:java_udf/target/real-turns.f32 14826 16 100
  * python -m benchmarks.text_shaped --write java_udf/target/text-shaped.f32 --count 100500
  * java -cp java_udf/target/flink-agents-memory-java-0.1.0.jar:java_udf/target/graph-density GraphDensity \
  *     file:java_udf/target/text-shaped.f32 100000 32 200
@@ -70,6 +78,10 @@ public final class GraphDensity {
         }
         try (Directory d = FSDirectory.open(dir); DirectoryReader reader = DirectoryReader.open(d)) {
             LeafReader leaf = reader.leaves().get(0).reader();
+            long calibrationStart = System.nanoTime();
+            int calibrated = BeamCalibration.calibrate(leaf, "v", Arrays.copyOf(queries, BeamCalibration.SAMPLE));
+            System.out.printf("%s n=%d M=%d build-beam=%d | calibrated beam %d (%.2f s)%n", data, n, m, buildBeam,
+                    calibrated, (System.nanoTime() - calibrationStart) / 1e9);
             for (int beam : BEAMS) {
                 long[] nanos = new long[QUERIES];
                 long visited = 0;
