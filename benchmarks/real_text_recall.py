@@ -90,4 +90,5 @@ def real_text_recall(beams: tuple[int | None, ...] = (None,)) -> dict[str, Any]:
     measured = recall_by_beam(data, queries, beams)
     by_beam = {beam: m["recall_at_10"] for beam, m in measured.items()}
     return {"items": len(data), "queries": len(queries),
+            "default_hnsw_beam": measured.get("default", {}).get("hnsw_beam"),
             "recall_at_10": by_beam[str(beams[0] or "default")], "by_beam": by_beam}
