@@ -95,7 +95,7 @@ final class CalibratedBeams {
         return beam == null ? OptionalInt.empty() : OptionalInt.of(beam);
     }
 
-    /** Waits up to {@code timeoutMillis} until no calibration is queued or running (tests). */
+    /** Waits up to {@code timeoutMillis} until no calibration is queued or running (tests, benchmarks). */
     boolean awaitIdle(long timeoutMillis) throws InterruptedException {
         long deadline = System.currentTimeMillis() + timeoutMillis;
         while (!pending.isEmpty()) {
