@@ -37,8 +37,8 @@ public record SearchOptions(Mode mode, int limit, Double minScore, MetadataFilte
 
     /**
      * No beam asked for: a search uses its largest segment's calibrated beam (the narrowest of
-     * 100, 150 and {@link #DEFAULT_VECTOR_CANDIDATES} that finds 0.98 of the exact top 10 of the
-     * segment's own vectors, {@link BeamCalibration}), and the default beam until that is known.
+     * 100, 150 and {@link #DEFAULT_VECTOR_CANDIDATES} that finds 0.98 of the exact top 10 of 64
+     * of the job's queries, {@link BeamCalibration}), and the default beam until that is known.
      */
     public static final int AUTO_VECTOR_CANDIDATES = 0;
 
@@ -100,11 +100,6 @@ public record SearchOptions(Mode mode, int limit, Double minScore, MetadataFilte
                 node.path("now").asLong(0L),
                 node.path("keyword_weight").asDouble(1.0),
                 vectorCandidates(node.get("vector_candidates")));
-    }
-
-    /** Whether this search uses its largest segment's calibrated beam. */
-    public boolean calibratedBeam() {
-        return vectorCandidates == AUTO_VECTOR_CANDIDATES;
     }
 
     private static int vectorCandidates(JsonNode node) {

@@ -269,10 +269,10 @@ class KeyGroupIndexTest {
 
     @Test
     void vectorCandidatesAreReadAndChecked() {
-        assertTrue(SearchOptions.fromJson("{}").calibratedBeam());
-        assertTrue(SearchOptions.fromJson("{\"vector_candidates\":null}").calibratedBeam());
+        assertEquals(SearchOptions.AUTO_VECTOR_CANDIDATES, SearchOptions.fromJson("{}").vectorCandidates());
+        assertEquals(SearchOptions.AUTO_VECTOR_CANDIDATES,
+                SearchOptions.fromJson("{\"vector_candidates\":null}").vectorCandidates());
         assertEquals(64, SearchOptions.fromJson("{\"vector_candidates\":64}").vectorCandidates());
-        assertFalse(SearchOptions.fromJson("{\"vector_candidates\":64}").calibratedBeam());
         for (String bad : new String[] {"0", "-5", "10001", "1.5", "\"100\"", "true", "[100]"}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> SearchOptions.fromJson("{\"vector_candidates\":" + bad + "}"), bad);
