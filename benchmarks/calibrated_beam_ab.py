@@ -44,12 +44,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="calibrated-beam-ab-") as tmp:
         store = IndexStore(Path(tmp))
         try:
-            store.set_key("k0")
-            for s in range(0, len(data), 2000):
-                ids = [str(i) for i in range(s, min(s + 2000, len(data)))]
-                store.add_batch(ids, ids, data[s:s + 2000])
-            store.commit()
-            store.await_merges()
+            store.load_settled(data)
             for q in queries:  # untimed: the calibration's sample, and the JIT's warm-up
                 store.search(q, 10)
             print(f"{store.segments()} segment(s), calibrated beam {store.await_calibration()}")

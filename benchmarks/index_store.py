@@ -53,6 +53,16 @@ class IndexStore:
         docs = [doc(i, t) for i, t in zip(ids, texts, strict=True)]
         self.store.addBatch(json.dumps(docs), np.ascontiguousarray(vectors, "<f4").tobytes())
 
+    def load_settled(self, vectors: np.ndarray, key: str = "k0") -> None:
+        """``vectors`` under one key (ids and texts their row numbers), committed, folded and
+        merged: a settled index to measure searches on."""
+        self.set_key(key)
+        for s in range(0, len(vectors), 2000):
+            ids = [str(i) for i in range(s, min(s + 2000, len(vectors)))]
+            self.add_batch(ids, [f"#{i}" for i in ids], vectors[s:s + 2000])
+        self.commit()
+        self.await_merges()
+
     def search(self, vector: np.ndarray, limit: int = 10, mode: str = "vector",
                text: str = "", vector_candidates: int | None = None) -> list[str]:
         """Ids of the hits; ``vector_candidates`` None: the store's default HNSW beam."""

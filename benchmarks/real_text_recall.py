@@ -56,12 +56,7 @@ def recall_by_beam(data: np.ndarray, queries: np.ndarray,
     with tempfile.TemporaryDirectory(prefix="bench-ltm-real-") as tmp:
         store = IndexStore(Path(tmp))
         try:
-            store.set_key("k0")
-            for s in range(0, len(data), 2000):
-                ids = [str(i) for i in range(s, min(s + 2000, len(data)))]
-                store.add_batch(ids, [f"#{i}" for i in ids], data[s:s + 2000])
-            store.commit()
-            store.await_merges()
+            store.load_settled(data)
             for beam in beams:
                 for q in queries:  # untimed: the JVM compiles the search path first
                     store.search(q, 10, vector_candidates=beam)
