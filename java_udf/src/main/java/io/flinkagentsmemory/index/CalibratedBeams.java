@@ -50,8 +50,15 @@ final class CalibratedBeams {
                 return thread;
             });
 
-    /** Keeps a copy of {@code query} among the latest {@link BeamCalibration#SAMPLE} of its dimension. */
+    /**
+     * Keeps a copy of {@code query} among the latest {@link BeamCalibration#SAMPLE} of its
+     * dimension while a segment waits for its sample; otherwise nothing (only queries after a
+     * segment's first ask count, so a search of calibrated segments copies nothing).
+     */
     void recordQuery(float[] query) {
+        if (firstAsked.isEmpty()) {
+            return;
+        }
         queries.computeIfAbsent(query.length, dimension -> new RecentQueries(BeamCalibration.SAMPLE)).add(query);
     }
 
@@ -88,7 +95,7 @@ final class CalibratedBeams {
         return fallback;
     }
 
-    /** The calibrated beam of {@code leaf}, if known (for tests and logs). */
+    /** The calibrated beam of {@code leaf}, if known (tests). */
     OptionalInt known(LeafReader leaf) {
         IndexReader.CacheHelper core = leaf.getCoreCacheHelper();
         Integer beam = core == null ? null : beams.get(core.getKey());

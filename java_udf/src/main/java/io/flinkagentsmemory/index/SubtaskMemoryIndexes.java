@@ -117,7 +117,8 @@ public final class SubtaskMemoryIndexes implements Closeable {
     /**
      * Starts the calibration of each open index's largest segment where it is due, and waits up
      * to {@code timeoutMillis} until none is running; whether all finished. A calibration needs
-     * the job's latest 64 queries, so benchmarks search that many first (see {@link CalibratedBeams}).
+     * 64 searches after the segment's first one, so benchmarks search that many first (see
+     * {@link CalibratedBeams}).
      */
     public synchronized boolean awaitCalibration(long timeoutMillis) throws IOException, InterruptedException {
         for (KeyGroupIndex index : open.values()) {
