@@ -22,7 +22,17 @@ import numpy as np
 
 from flink_agents_memory.models.embedders import HashingEmbedder
 
-from .common import ROOT, WORK, machine, module_main, percentiles, run_worker, save_figure
+from .common import (
+    PRE_CALIBRATION_BEAM,
+    ROOT,
+    WORK,
+    default_beam_label,
+    machine,
+    module_main,
+    percentiles,
+    run_worker,
+    save_figure,
+)
 from .data import (
     clustered_unit_vectors,
     exact_topk,
@@ -198,7 +208,7 @@ def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
          "met": r["many_keys"]["recall_at_10"] >= 0.98, "command": COMMAND},
         {"figure": f"search p95 in a running job, {j['items']:,} items, one key, "
                    "embedding excluded, index settled (quiet, merged), default beam "
-                   f"({_default_beam(j)})",
+                   f"({default_beam_label(j)})",
          "ours": f"{j['search_us']['p95'] / 1000:.2f} ms",
          "peer": f"{j['numpy_exact_us']['p95'] / 1000:.2f} ms (numpy exact, same data)",
          "ratio": j["numpy_exact_us"]["p95"] / j["search_us"]["p95"],
@@ -221,20 +231,13 @@ def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _default_beam(measured: dict[str, Any]) -> str:
-    """What the default beam was in a run: calibrated since the index calibrates its beam (the
-    run says which), vector_candidates 200 before."""
-    beam = measured.get("hnsw_beam")
-    return "vector_candidates 200" if beam is None else f"calibrated: {beam}"
-
-
 def _real_default_beam(r: dict[str, Any]) -> str:
     """The default beam of the real-text index: the one it calibrated to where the run
     recorded it; runs before the calibrated beam searched at 200."""
     if "hnsw_beam" not in r["in_job"]:
-        return "200"
+        return str(PRE_CALIBRATION_BEAM)
     beam = r["real_text"].get("default_hnsw_beam")
-    return "calibrated" if beam is None else f"calibrated: {beam}"
+    return "calibrated" if beam is None else default_beam_label({"hnsw_beam": beam})
 
 
 def _narrow_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
@@ -318,7 +321,7 @@ def markdown(r: dict[str, Any]) -> str:
 def _narrow_markdown(r: dict[str, Any]) -> str:
     n, real = r["in_job_narrow"], r["real_text"]
     text = (f"The same job with `LongTermMemoryConfig(vector_candidates={NARROW_BEAM})` (the HNSW "
-            f"beam; the default above: {_default_beam(r['in_job'])}): settled p50 "
+            f"beam; the default above: {default_beam_label(r['in_job'])}): settled p50 "
             f"{n['search_us']['p50'] / 1000:.2f} ms, p95 "
             f"{n['search_us']['p95'] / 1000:.2f} ms, p99 {n['search_us']['p99'] / 1000:.2f} ms; "
             f"recall@10 {n['recall_at_10']:.3f}.")

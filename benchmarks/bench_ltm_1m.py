@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .bench_ltm import NARROW_BEAM, index_size
-from .common import machine, module_main
+from .common import PRE_CALIBRATION_BEAM, machine, module_main
 from .data import clustered_unit_vectors
 from .real_text_recall import real_vectors, recall_by_beam
 from .text_shaped import COMPONENTS, TextShape, variance_directions
@@ -152,7 +152,7 @@ def _slope(big: dict[str, Any], small: dict[str, Any], get: Any) -> str:
 def _default_beam(x: dict[str, Any]) -> int:
     """The beam an index searched at by default: its calibrated one (results written before
     the beam was calibrated searched at 200)."""
-    return int(x.get("hnsw_beam", 200))
+    return int(x.get("hnsw_beam", PRE_CALIBRATION_BEAM))
 
 
 def _per_beam(x: dict[str, Any]) -> dict[int, dict[str, Any]]:

@@ -28,7 +28,7 @@ import shutil
 import time
 from typing import Any
 
-from .common import WORK, machine, module_main, percentiles
+from .common import WORK, default_beam_label, machine, module_main, percentiles
 from .data import clustered_unit_vectors
 from .index_store import IndexStore
 
@@ -187,7 +187,8 @@ def markdown(r: dict[str, Any]) -> str:
     segs = s["segments_at_commits"]
     return (
         f"{s['items']:,} memories under one key, settled into {s['settled_segments']} "
-        f"segment(s){_beam_text(s)}: search p50/p95/p99 {st['p50'] / 1000:.2f} / "
+        f"segment(s) (default beam, {default_beam_label(s)}): search p50/p95/p99 "
+        f"{st['p50'] / 1000:.2f} / "
         f"{st['p95'] / 1000:.2f} / {st['p99'] / 1000:.2f} ms (py4j). Then {s['adds']:,} adds "
         f"over {s['seconds']:.0f} s "
         f"({s['adds_per_s']:.0f}/s, batches of {int(RATE * TICK_S)} every {TICK_S * 1000:.0f} "
@@ -199,13 +200,6 @@ def markdown(r: dict[str, Any]) -> str:
         f"{a['p95'] / 1000:.2f} / {a['p99'] / 1000:.2f} ms); segments at the commits: "
         f"{', '.join(str(x) for x in segs) or '-'}." + _left_text(s)
         + _many_keys_text(r.get("many_keys")))
-
-
-def _beam_text(s: dict[str, Any]) -> str:
-    """The default HNSW beam the run searched with (results written before the beam was
-    calibrated searched at 200)."""
-    beam = s.get("hnsw_beam")
-    return " (default beam 200)" if beam is None else f" (default beam, calibrated: {beam})"
 
 
 def _left_text(s: dict[str, Any]) -> str:

@@ -96,6 +96,17 @@ def run_worker(python: str, module: str, args: list[str], timeout_s: float = 360
     return result
 
 
+#: The HNSW beam every search used before the default beam was calibrated per segment.
+PRE_CALIBRATION_BEAM = 200
+
+
+def default_beam_label(measured: dict[str, Any]) -> str:
+    """The default beam a measurement searched at: ``calibrated: N`` where the run recorded
+    its index's calibrated beam (``hnsw_beam``), the fixed 200 of runs before that."""
+    beam = measured.get("hnsw_beam")
+    return str(PRE_CALIBRATION_BEAM) if beam is None else f"calibrated: {beam}"
+
+
 def percentiles(samples: Any, qs: tuple[float, ...] = (50, 95, 99)) -> dict[str, float]:
     import numpy as np
 
