@@ -65,10 +65,11 @@ class LtmAgent(Agent):
             with open(os.path.join(os.environ["BENCH_LTM_OUT"], "merge_wait.mark"), "w") as f:
                 f.write(repr(time.perf_counter() - t0))
             # The folded segment's default beam is calibrated on the 64 searches after the
-            # first one that sees it (the first 65 queries, untimed): settled searches are
-            # measured at that beam.
+            # first one that sees it (the first 65 queries, untimed, cycling where the corpus
+            # has fewer): settled searches are measured at that beam.
+            queries = ctx.memory.config.embedder.query_count
             for j in range(CALIBRATION_QUERIES + 1):
-                ctx.memory.search(query_text(j), limit=10, mode="vector")
+                ctx.memory.search(query_text(j % queries), limit=10, mode="vector")
             ctx.memory._store.awaitCalibration(300_000)
             with open(os.path.join(os.environ["BENCH_LTM_OUT"], "hnsw_beam.mark"), "w") as f:
                 f.write(repr(ctx.memory._store.hnswBeam()))

@@ -40,6 +40,10 @@ class PrecomputedEmbedder:
                 self._data = {"#": z["vectors"], "?": z["queries"]}
         return self._data
 
+    @property
+    def query_count(self) -> int:
+        return len(self._load()["?"])
+
     def row(self, text: str) -> np.ndarray:
         head = text.split(" ", 1)[0]
         return self._load()[head[0]][int(head[1:])]
