@@ -1,6 +1,6 @@
 """One framework's short-term memory job, timed in this process (run once per framework).
 
-    python -m benchmarks.peers.stm_job --framework ours|flink-agents --k 3 --keys 1000 \
+    python -m benchmarks.peers.stm_job --framework ours|flink-agents|plain --k 3 --keys 1000 \
         --events 200000 --parallelism 1 --reps 3 --out result.json
 
 The same agent (k reads + k writes of short-term memory per event) over the same input
@@ -48,13 +48,18 @@ def build(framework: str, events: int, keys: int, k: int, parallelism: int):
     def source():
         seq = env.from_source(
             NumberSequenceSource(0, events - 1), WatermarkStrategy.no_watermarks(), "events")
-        if framework == "ours":
+        if framework != "flink-agents":
             return seq.map(lambda i: f"k{i % keys}|{i}", output_type=Types.STRING())
         # flink-agents takes pickled Python objects as input (PythonActionExecutor checks
         # byte[]), so its map keeps PyFlink's default output type.
         return seq.map(lambda i: f"k{i % keys}|{i}")
 
-    if framework == "ours":
+    if framework == "plain":
+        from .stm_plain import KOpsPlain
+
+        source().key_by(lambda v: v.split("|", 1)[0], key_type=Types.STRING()) \
+            .process(KOpsPlain(k), output_type=Types.STRING()).print()
+    elif framework == "ours":
         from flink_agents_memory import AgentsExecutionEnvironment
 
         from .stm_agents_ours import KOpsAgent
@@ -82,7 +87,7 @@ def timed_job(framework: str, events: int, keys: int, k: int, parallelism: int) 
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--framework", choices=["ours", "flink-agents"], required=True)
+    p.add_argument("--framework", choices=["ours", "flink-agents", "plain"], required=True)
     p.add_argument("--k", type=int, default=3)
     p.add_argument("--keys", type=int, default=1000)
     p.add_argument("--events", type=int, default=200_000)
