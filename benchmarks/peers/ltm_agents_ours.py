@@ -29,6 +29,25 @@ def _mark(name: str) -> None:
             f.write(repr(time.time()))
 
 
+def settle(ctx: Any) -> None:
+    """Leave the index quiet (no writes) for ``QUIET_S``, wait for its merges (the fold into one
+    segment included), then calibrate its default HNSW beam: the folded segment's beam is
+    calibrated on the 64 searches after the first one that sees it (the first 65 queries,
+    untimed, cycling where the corpus has fewer). Writes ``merge_wait.mark`` (seconds) and
+    ``hnsw_beam.mark``."""
+    time.sleep(QUIET_S)  # quiet: awaitMerges then includes the fold into one segment
+    t0 = time.perf_counter()
+    ctx.memory._store.awaitMerges()  # the Java LongTermMemoryStore (benchmark only)
+    with open(os.path.join(os.environ["BENCH_LTM_OUT"], "merge_wait.mark"), "w") as f:
+        f.write(repr(time.perf_counter() - t0))
+    queries = ctx.memory.config.embedder.query_count
+    for j in range(CALIBRATION_QUERIES + 1):
+        ctx.memory.search(query_text(j % queries), limit=10, mode="vector")
+    ctx.memory._store.awaitCalibration(300_000)
+    with open(os.path.join(os.environ["BENCH_LTM_OUT"], "hnsw_beam.mark"), "w") as f:
+        f.write(repr(ctx.memory._store.hnswBeam()))
+
+
 class LtmAgent(Agent):
     """``"a|<key>|<i>|<n>"`` adds memories i..i+n-1 (one run); ``"q|<key>|<j>|<pass>"``
     searches query j (vector, top 10); ``"s|<key>|0|0"`` leaves the index quiet (no writes) for
@@ -59,20 +78,7 @@ class LtmAgent(Agent):
             return
         _mark("first_query")
         if op == "s":
-            time.sleep(QUIET_S)  # quiet: awaitMerges then includes the fold into one segment
-            t0 = time.perf_counter()
-            ctx.memory._store.awaitMerges()  # the Java LongTermMemoryStore (benchmark only)
-            with open(os.path.join(os.environ["BENCH_LTM_OUT"], "merge_wait.mark"), "w") as f:
-                f.write(repr(time.perf_counter() - t0))
-            # The folded segment's default beam is calibrated on the 64 searches after the
-            # first one that sees it (the first 65 queries, untimed, cycling where the corpus
-            # has fewer): settled searches are measured at that beam.
-            queries = ctx.memory.config.embedder.query_count
-            for j in range(CALIBRATION_QUERIES + 1):
-                ctx.memory.search(query_text(j % queries), limit=10, mode="vector")
-            ctx.memory._store.awaitCalibration(300_000)
-            with open(os.path.join(os.environ["BENCH_LTM_OUT"], "hnsw_beam.mark"), "w") as f:
-                f.write(repr(ctx.memory._store.hnswBeam()))
+            settle(ctx)
             return
         t0 = time.perf_counter_ns()
         hits = ctx.memory.search(query_text(i), limit=10, mode="vector")
