@@ -1,0 +1,85 @@
+"""The one-key write stream of bench_ltm_writes, inside a job (importable, so not __main__).
+
+Events ``"<op>|k0|<i>|<n>"``, in order from one source subtask:
+
+* ``a``: load, add memories i..i+n-1 in one run;
+* ``s``: settle (benchmarks/peers/ltm_agents_ours.py ``settle``);
+* ``q``: search query i, timed, as pass n (1: settled, before the stream; 2: the segments the
+  stream left, after it);
+* ``w``: tick i of the stream: add ``PER_TICK`` memories from number n on in one run,
+  committed at its end as any run's adds are. The first ``w`` starts the stream's clock;
+* ``r``: the rest of tick i: search (queries in turn) until the tick's 50 ms are over, at least
+  once. Its first search is the first after the add, which makes the add visible.
+
+So one key gets a batch of memories every 50 ms and searches in between, on the task thread as
+an agent's would, through ``ctx.memory`` (PEMJA, not py4j). Each search is timed around
+``ctx.memory.search`` and written (after the run's searches, outside the timing) to
+``$BENCH_LTM_OUT/<thread>.jsonl`` as ``{"pass", "first", "us"}`` (pass 0: the stream).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from typing import Any
+
+from flink_agents_memory import Agent, InputEvent, action
+from flink_agents_memory.memory.long_term import LongTermMemoryConfig
+
+from .ltm_agents_ours import settle
+from .precomputed import PrecomputedEmbedder, memory_text, query_text
+
+TICK_S = 0.05
+#: Memories added per tick: 200 a second.
+PER_TICK = 10
+_clock: dict[str, float] = {}
+_next_query = [0]
+
+
+def _write(rows: list[dict[str, Any]]) -> None:
+    path = os.path.join(os.environ["BENCH_LTM_OUT"], f"{threading.get_ident()}.jsonl")
+    with open(path, "a") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+
+
+def _search(ctx: Any, queries: int) -> float:
+    """One timed search of the next query; its microseconds."""
+    j = _next_query[0] % queries
+    _next_query[0] += 1
+    t0 = time.perf_counter_ns()
+    ctx.memory.search(query_text(j), limit=10, mode="vector")
+    return (time.perf_counter_ns() - t0) / 1000
+
+
+class StreamAgent(Agent):
+    def __init__(self, corpus: str, dim: int) -> None:
+        self.long_term_memory = LongTermMemoryConfig(embedder=PrecomputedEmbedder(corpus, dim),
+                                                     default_mode="vector")
+
+    @action(InputEvent)
+    @staticmethod
+    def handle(event: InputEvent, ctx: Any) -> None:
+        op, _key, num, count = event.input.split("|")
+        i, n = int(num), int(count)
+        queries = ctx.memory.config.embedder.query_count
+        if op == "a":
+            for m in range(i, i + n):
+                ctx.memory.add(memory_text(m))
+        elif op == "s":
+            settle(ctx)
+        elif op == "q":
+            _write([{"pass": n, "first": False, "us": _search(ctx, queries)}])
+        elif op == "w":
+            _clock.setdefault("start", time.perf_counter())
+            for m in range(n, n + PER_TICK):
+                ctx.memory.add(memory_text(m))
+        elif op == "r":
+            deadline = _clock["start"] + (i + 1) * TICK_S
+            rows = [{"pass": 0, "first": True, "us": _search(ctx, queries)}]
+            while time.perf_counter() < deadline:
+                rows.append({"pass": 0, "first": False, "us": _search(ctx, queries)})
+            _write(rows)
+            with open(os.path.join(os.environ["BENCH_LTM_OUT"], "stream_end.mark"), "w") as f:
+                f.write(repr(time.perf_counter() - _clock["start"]))
