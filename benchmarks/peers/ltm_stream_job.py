@@ -13,15 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
-import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+from .agent_job import mark, output_folder, read_rows, run_job
+
 LOAD_BATCH = 500
 CHECKPOINT_MS = 10_000
 
@@ -45,15 +42,7 @@ def main() -> None:
     p.add_argument("--seconds", type=float, required=True)
     p.add_argument("--out", required=True)
     a = p.parse_args()
-    out_dir = tempfile.mkdtemp(prefix="bench-ltm-stream-")
-    os.environ["BENCH_LTM_OUT"] = out_dir
-    sys.path.insert(0, str(ROOT))
-    from pyflink.common import Configuration, Types, WatermarkStrategy
-    from pyflink.datastream import StreamExecutionEnvironment
-    from pyflink.datastream.connectors.number_seq import NumberSequenceSource
-
-    from flink_agents_memory import AgentsExecutionEnvironment
-
+    out_dir = output_folder("bench-ltm-stream-")
     from .ltm_stream_agent import PER_TICK, TICK_S, StreamAgent
 
     with np.load(a.corpus) as z:
@@ -62,34 +51,17 @@ def main() -> None:
     if corpus_items < a.items + ticks * PER_TICK:
         raise SystemExit(f"the corpus holds {corpus_items} memories, the stream needs "
                          f"{a.items + ticks * PER_TICK}")
-    labels = events(a.items, queries, ticks, PER_TICK)
-
-    conf = Configuration()
-    conf.set_string("execution.checkpointing.dir", Path(out_dir, "checkpoints").as_uri())
-    env = StreamExecutionEnvironment.get_execution_environment(conf)
-    env.set_parallelism(1)
-    env.enable_checkpointing(CHECKPOINT_MS)
-    agents = AgentsExecutionEnvironment.get_execution_environment(env)
-    ds = env.from_source(NumberSequenceSource(0, len(labels) - 1),
-                         WatermarkStrategy.no_watermarks(), "stream") \
-        .map(lambda e: labels[e], output_type=Types.STRING())
     agent = StreamAgent(str(Path(a.corpus).resolve()), a.dim)
-    agents.from_datastream(ds, lambda v: v.split("|")[1]).apply(agent) \
-        .to_datastream(Types.STRING()).print()
-    start = time.perf_counter()
-    env.execute("bench-ltm-stream-in-job")
-    wall = time.perf_counter() - start
-    rows: list[dict] = []
-    for name in os.listdir(out_dir):
-        if name.endswith(".jsonl"):
-            with open(os.path.join(out_dir, name)) as f:
-                rows += [json.loads(line) for line in f]
+    checkpoints = Path(out_dir, "checkpoints").as_uri()
+    wall = run_job("bench-ltm-stream-in-job", events(a.items, queries, ticks, PER_TICK), agent,
+                   {"execution.checkpointing.dir": checkpoints}, checkpoint_ms=CHECKPOINT_MS)
+    rows = read_rows(out_dir)
     stream = [r for r in rows if r["pass"] == 0]
-    stream_s = float(Path(out_dir, "stream_end.mark").read_text())
+    stream_s = mark(out_dir, "stream_end")
     Path(a.out).write_text(json.dumps({
         "items": a.items, "ticks": ticks, "adds": ticks * PER_TICK, "stream_s": stream_s,
         "adds_per_s": ticks * PER_TICK / stream_s, "job_s": wall,
-        "hnsw_beam": int(float(Path(out_dir, "hnsw_beam.mark").read_text())),
+        "hnsw_beam": int(mark(out_dir, "hnsw_beam")),
         "settled_search_us": [r["us"] for r in rows if r["pass"] == 1],
         "search_us": [r["us"] for r in stream],
         "search_after_add_us": [r["us"] for r in stream if r["first"]],

@@ -1,0 +1,66 @@
+"""What the in-job long-term benchmarks share: a scratch folder the agent writes its timings
+to, and one job (parallelism 1, one source subtask) that feeds an agent a list of labels in
+order, keyed by their second field."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def output_folder(prefix: str) -> str:
+    """A new folder for the agent's files, in ``$BENCH_LTM_OUT`` (the JVM's embedded
+    interpreter inherits it); also puts the repository on the path for the agents' module."""
+    out_dir = tempfile.mkdtemp(prefix=prefix)
+    os.environ["BENCH_LTM_OUT"] = out_dir
+    sys.path.insert(0, str(ROOT))
+    return out_dir
+
+
+def run_job(name: str, labels: list[str], agent: Any, conf: dict[str, str] | None = None,
+            checkpoint_ms: int | None = None) -> float:
+    """Run ``agent`` over ``labels`` (``"<op>|<key>|..."``); the job's wall seconds."""
+    from pyflink.common import Configuration, Types, WatermarkStrategy
+    from pyflink.datastream import StreamExecutionEnvironment
+    from pyflink.datastream.connectors.number_seq import NumberSequenceSource
+
+    from flink_agents_memory import AgentsExecutionEnvironment
+
+    configuration = Configuration()
+    for key, value in (conf or {}).items():
+        configuration.set_string(key, value)
+    env = StreamExecutionEnvironment.get_execution_environment(configuration)
+    env.set_parallelism(1)
+    if checkpoint_ms is not None:
+        env.enable_checkpointing(checkpoint_ms)
+    agents = AgentsExecutionEnvironment.get_execution_environment(env)
+    ds = env.from_source(NumberSequenceSource(0, len(labels) - 1),
+                         WatermarkStrategy.no_watermarks(), "labels") \
+        .map(lambda e: labels[e], output_type=Types.STRING())
+    agents.from_datastream(ds, lambda v: v.split("|")[1]).apply(agent) \
+        .to_datastream(Types.STRING()).print()
+    start = time.perf_counter()
+    env.execute(name)
+    return time.perf_counter() - start
+
+
+def read_rows(out_dir: str) -> list[dict[str, Any]]:
+    """Every JSON line the agent wrote (one file per thread)."""
+    rows: list[dict[str, Any]] = []
+    for name in os.listdir(out_dir):
+        if name.endswith(".jsonl"):
+            with open(os.path.join(out_dir, name)) as f:
+                rows += [json.loads(line) for line in f]
+    return rows
+
+
+def mark(out_dir: str, name: str) -> float:
+    """The number the agent wrote to ``<name>.mark``."""
+    return float(Path(out_dir, f"{name}.mark").read_text())
