@@ -34,7 +34,7 @@ from pyflink.java_gateway import get_gateway
 from pyflink.util.java_utils import get_j_env_configuration
 
 from ..errors import ConfigurationError
-from .state_backend import check_state_backend
+from .state_backend import check_checkpoint_storage, check_state_backend
 
 SUPPORTED_PYFLINK = "2.3."
 OPERATOR_CLASS = "io.flinkagentsmemory.operator.MemoryAgentOperator"
@@ -108,6 +108,7 @@ def apply_memory_operator(
     )
     j_conf = get_j_env_configuration(j_stream.getExecutionEnvironment())
     check_state_backend(j_conf)
+    check_checkpoint_storage(j_conf)
     operator_class = gateway.jvm
     for part in OPERATOR_CLASS.split("."):
         operator_class = getattr(operator_class, part)

@@ -1,10 +1,14 @@
-"""State backend settings the memory operator cannot run with, rejected when the job is built.
+"""State backend and checkpoint settings the memory operator cannot run with, rejected when
+the job is built: each would only show as failing checkpoints once the job runs.
 
-The operator writes the long-term index into Flink's raw keyed state. RocksDB with heap timers
-(``state.backend.rocksdb.timer-service.factory: HEAP``) writes timers into the same raw keyed
-state, and Flink then declines every checkpoint ("Attempting to snapshot timers to raw keyed
-state, but this operator has custom raw keyed state to write"): a failure that would only show
-at the first checkpoint, so it is refused here instead.
+* RocksDB with heap timers (``state.backend.rocksdb.timer-service.factory: HEAP``): the
+  operator writes the long-term index into Flink's raw keyed state, where heap timers would go
+  too, and Flink then declines every checkpoint ("Attempting to snapshot timers to raw keyed
+  state, but this operator has custom raw keyed state to write").
+* Checkpoints without a checkpoint directory, or with ``execution.checkpointing.storage:
+  jobmanager``: Flink then keeps their state in the JobManager's memory, at most 5 MB a task; a long-term index outgrows that after a few thousand memories, every
+  checkpoint fails ("Size of the state is larger than the maximum permitted memory-backed
+  state") and Flink restarts the job from its start, again and again.
 """
 
 from __future__ import annotations
@@ -28,3 +32,30 @@ def check_state_backend(j_conf: Any) -> None:
             "also go, and Flink would decline every checkpoint. Remove the setting (RocksDB "
             "timers are the default) or use the hashmap backend."
         )
+
+
+def check_checkpoint_storage(j_conf: Any) -> None:
+    """Raise ConfigurationError for periodic checkpoints whose state would be kept in the
+    JobManager's memory: no checkpoint storage and no directory, or ``jobmanager`` storage
+    (which keeps state in memory even with a directory, for the metadata only). Read through
+    Flink's own options, so their older key names count too."""
+    from pyflink.java_gateway import get_gateway
+
+    options = get_gateway().jvm.org.apache.flink.configuration.CheckpointingOptions
+    if not j_conf.getOptional(options.CHECKPOINTING_INTERVAL).isPresent():
+        return  # no periodic checkpoints
+    storage = j_conf.getOptional(options.CHECKPOINT_STORAGE).orElse(None)
+    directory = j_conf.getOptional(options.CHECKPOINTS_DIRECTORY).orElse(None)
+    in_memory = storage is None and not directory or \
+        storage is not None and storage.strip().lower() == "jobmanager"
+    if not in_memory:
+        return
+    raise ConfigurationError(
+        "checkpoints are on (execution.checkpointing.interval), but their state would be kept "
+        "in the JobManager's memory (no execution.checkpointing.dir, or "
+        "execution.checkpointing.storage: jobmanager): at most 5 MB a task, which the memory "
+        "operator's long-term index outgrows after a few thousand memories; every checkpoint "
+        "would then fail and the job restart from its start. Set execution.checkpointing.dir "
+        "(file://, s3://, hdfs://...) in the job's Configuration or the cluster's config.yaml, "
+        "and leave execution.checkpointing.storage unset or set it to filesystem."
+    )

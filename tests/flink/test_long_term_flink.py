@@ -67,6 +67,60 @@ def test_rocksdb_with_heap_timers_is_refused_when_the_job_is_built():
         builder.to_datastream(Types.STRING())
 
 
+def _build(conf: Configuration, checkpoint_ms: int | None = None):
+    """Build (not run) a memory job on ``conf``: what to_datastream() refuses or returns."""
+    from pyflink.datastream import StreamExecutionEnvironment
+
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    if checkpoint_ms is not None:
+        env.enable_checkpointing(checkpoint_ms)
+    agents = AgentsExecutionEnvironment.get_execution_environment(env)
+    ds = jobs.sequence_source(env, 10, 2)
+    return agents.from_datastream(ds, jobs.key_of).apply(DigestAgent()).to_datastream(
+        Types.STRING())
+
+
+IN_MEMORY_CHECKPOINTS = {
+    "interval, no directory": ({"execution.checkpointing.interval": "1s"}, None),
+    "enable_checkpointing, no directory": ({}, 1000),
+    "jobmanager storage with a directory": ({"execution.checkpointing.interval": "1s",
+                                              "execution.checkpointing.storage": "jobmanager",
+                                              "execution.checkpointing.dir": "s3://checkpoints/job"},
+                                             None),
+}
+
+
+@pytest.mark.parametrize("settings,checkpoint_ms", IN_MEMORY_CHECKPOINTS.values(),
+                         ids=IN_MEMORY_CHECKPOINTS.keys())
+def test_checkpoints_kept_in_the_jobmanagers_memory_are_refused_when_the_job_is_built(
+        settings, checkpoint_ms):
+    conf = Configuration()
+    for key, value in settings.items():
+        conf.set_string(key, value)
+    with pytest.raises(ConfigurationError, match="Set execution.checkpointing.dir"):
+        _build(conf, checkpoint_ms)
+
+
+FILE_CHECKPOINTS = {
+    "no checkpoints": {},
+    "a directory": {"execution.checkpointing.interval": "1s",
+                    "execution.checkpointing.dir": "s3://checkpoints/job"},
+    "Flink 1.x's directory key": {"execution.checkpointing.interval": "1s",
+                                  "state.checkpoints.dir": "s3://checkpoints/job"},
+    "filesystem storage": {"execution.checkpointing.interval": "1s",
+                           "execution.checkpointing.storage": "filesystem",
+                           "execution.checkpointing.dir": "s3://checkpoints/job"},
+}
+
+
+@pytest.mark.parametrize("settings", FILE_CHECKPOINTS.values(), ids=FILE_CHECKPOINTS.keys())
+def test_checkpoints_to_a_directory_or_none_are_accepted(settings):
+    conf = Configuration()
+    for key, value in settings.items():
+        conf.set_string(key, value)
+    assert _build(conf) is not None
+
+
 def start_phase(tmp_path, phase: int, parallelism: int, n: int, keys: int, restore: str | None,
                 backend: str = "hashmap"):
     conf = Configuration()
