@@ -6,9 +6,10 @@ the job is built: each would only show as failing checkpoints once the job runs.
   too, and Flink then declines every checkpoint ("Attempting to snapshot timers to raw keyed
   state, but this operator has custom raw keyed state to write").
 * Checkpoints without a checkpoint directory, or with ``execution.checkpointing.storage:
-  jobmanager``: Flink then keeps their state in the JobManager's memory, at most 5 MB a task; a long-term index outgrows that after a few thousand memories, every
-  checkpoint fails ("Size of the state is larger than the maximum permitted memory-backed
-  state") and Flink restarts the job from its start, again and again.
+  jobmanager``: Flink then keeps their state in the JobManager's memory, at most 5 MB a task;
+  a long-term index outgrows that after a few thousand memories, every checkpoint fails ("Size
+  of the state is larger than the maximum permitted memory-backed state") and Flink restarts
+  the job from its start, again and again.
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ def check_checkpoint_storage(j_conf: Any) -> None:
         return  # no periodic checkpoints
     storage = j_conf.getOptional(options.CHECKPOINT_STORAGE).orElse(None)
     directory = j_conf.getOptional(options.CHECKPOINTS_DIRECTORY).orElse(None)
-    in_memory = storage is None and not directory or \
-        storage is not None and storage.strip().lower() == "jobmanager"
+    # No storage named: Flink writes to the directory if there is one, else to memory.
+    in_memory = not directory if storage is None else storage.strip().lower() == "jobmanager"
     if not in_memory:
         return
     raise ConfigurationError(
