@@ -54,12 +54,7 @@ def stream(n: int, seconds: float, queries: int = 500) -> dict[str, Any]:
     work = WORK / f"ltm-writes-{n}"
     shutil.rmtree(work, ignore_errors=True)
     store = IndexStore(work / "index")
-    store.set_key(KEY)
-    for s in range(0, n, 2000):
-        ids = range(s, min(s + 2000, n))
-        store.add_batch([str(i) for i in ids], [f"#{i}" for i in ids], data[list(ids)])
-    store.commit()
-    store.await_merges()
+    store.load_settled(data[:n], KEY)
     settled_segments = store.segments()
     for q in qs:  # untimed: the JVM compiles the search path first
         store.search(q, 10)

@@ -1,6 +1,6 @@
 """What the in-job long-term benchmarks share: a scratch folder the agent writes its timings
-to, and one job (parallelism 1, one source subtask) that feeds an agent a list of labels in
-order, keyed by their second field."""
+and marks to (both sides of those files are here), and one job (parallelism 1, one source
+subtask) that feeds an agent a list of labels in order, keyed by their second field."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import json
 import os
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,19 @@ def run_job(name: str, labels: list[str], agent: Any, conf: dict[str, str] | Non
     start = time.perf_counter()
     env.execute(name)
     return time.perf_counter() - start
+
+
+def append_rows(rows: list[dict[str, Any]]) -> None:
+    """In the agent: add ``rows`` to this thread's JSON lines in ``$BENCH_LTM_OUT``."""
+    path = os.path.join(os.environ["BENCH_LTM_OUT"], f"{threading.get_ident()}.jsonl")
+    with open(path, "a") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+
+
+def write_mark(name: str, value: float) -> None:
+    """In the agent: ``value`` as ``<name>.mark`` in ``$BENCH_LTM_OUT`` (read by :func:`mark`)."""
+    with open(os.path.join(os.environ["BENCH_LTM_OUT"], f"{name}.mark"), "w") as f:
+        f.write(repr(value))
 
 
 def read_rows(out_dir: str) -> list[dict[str, Any]]:

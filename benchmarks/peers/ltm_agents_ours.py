@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import os
-import threading
 import time
 from typing import Any
 
 from flink_agents_memory import Agent, InputEvent, action
 from flink_agents_memory.memory.long_term import LongTermMemoryConfig
 
+from .agent_job import append_rows, write_mark
 from .precomputed import PrecomputedEmbedder, memory_text, query_text
 
 _marked: set[str] = set()
@@ -25,8 +23,7 @@ def _mark(name: str) -> None:
     """Wall clock of the first add / first query, so the driver can time the add phase."""
     if name not in _marked:
         _marked.add(name)
-        with open(os.path.join(os.environ["BENCH_LTM_OUT"], f"{name}.mark"), "w") as f:
-            f.write(repr(time.time()))
+        write_mark(name, time.time())
 
 
 def settle(ctx: Any) -> None:
@@ -38,14 +35,12 @@ def settle(ctx: Any) -> None:
     time.sleep(QUIET_S)  # quiet: awaitMerges then includes the fold into one segment
     t0 = time.perf_counter()
     ctx.memory._store.awaitMerges()  # the Java LongTermMemoryStore (benchmark only)
-    with open(os.path.join(os.environ["BENCH_LTM_OUT"], "merge_wait.mark"), "w") as f:
-        f.write(repr(time.perf_counter() - t0))
+    write_mark("merge_wait", time.perf_counter() - t0)
     queries = ctx.memory.config.embedder.query_count
     for j in range(CALIBRATION_QUERIES + 1):
         ctx.memory.search(query_text(j % queries), limit=10, mode="vector")
     ctx.memory._store.awaitCalibration(300_000)
-    with open(os.path.join(os.environ["BENCH_LTM_OUT"], "hnsw_beam.mark"), "w") as f:
-        f.write(repr(ctx.memory._store.hnswBeam()))
+    write_mark("hnsw_beam", ctx.memory._store.hnswBeam())
 
 
 class LtmAgent(Agent):
@@ -84,6 +79,4 @@ class LtmAgent(Agent):
         hits = ctx.memory.search(query_text(i), limit=10, mode="vector")
         us = (time.perf_counter_ns() - t0) / 1000
         found = [int(h.memory.split(" ", 1)[0][1:]) for h in hits]
-        path = os.path.join(os.environ["BENCH_LTM_OUT"], f"{threading.get_ident()}.jsonl")
-        with open(path, "a") as f:
-            f.write(json.dumps({"q": i, "pass": int(count), "us": us, "found": found}) + "\n")
+        append_rows([{"q": i, "pass": int(count), "us": us, "found": found}])

@@ -19,15 +19,14 @@ an agent's would, through ``ctx.memory`` (PEMJA, not py4j). Each search is timed
 
 from __future__ import annotations
 
-import json
-import os
-import threading
+import itertools
 import time
 from typing import Any
 
 from flink_agents_memory import Agent, InputEvent, action
 from flink_agents_memory.memory.long_term import LongTermMemoryConfig
 
+from .agent_job import append_rows, write_mark
 from .ltm_agents_ours import settle
 from .precomputed import PrecomputedEmbedder, memory_text, query_text
 
@@ -35,19 +34,13 @@ TICK_S = 0.05
 #: Memories added per tick: 200 a second.
 PER_TICK = 10
 _clock: dict[str, float] = {}
-_next_query = [0]
+#: Queries are searched in turn over the whole job.
+_searches = itertools.count()
 
 
-def _write(rows: list[dict[str, Any]]) -> None:
-    path = os.path.join(os.environ["BENCH_LTM_OUT"], f"{threading.get_ident()}.jsonl")
-    with open(path, "a") as f:
-        f.writelines(json.dumps(r) + "\n" for r in rows)
-
-
-def _search(ctx: Any, queries: int) -> float:
+def _search(ctx: Any) -> float:
     """One timed search of the next query; its microseconds."""
-    j = _next_query[0] % queries
-    _next_query[0] += 1
+    j = next(_searches) % ctx.memory.config.embedder.query_count
     t0 = time.perf_counter_ns()
     ctx.memory.search(query_text(j), limit=10, mode="vector")
     return (time.perf_counter_ns() - t0) / 1000
@@ -63,23 +56,21 @@ class StreamAgent(Agent):
     def handle(event: InputEvent, ctx: Any) -> None:
         op, _key, num, count = event.input.split("|")
         i, n = int(num), int(count)
-        queries = ctx.memory.config.embedder.query_count
         if op == "a":
             for m in range(i, i + n):
                 ctx.memory.add(memory_text(m))
         elif op == "s":
             settle(ctx)
         elif op == "q":
-            _write([{"pass": n, "first": False, "us": _search(ctx, queries)}])
+            append_rows([{"pass": n, "first": False, "us": _search(ctx)}])
         elif op == "w":
             _clock.setdefault("start", time.perf_counter())
             for m in range(n, n + PER_TICK):
                 ctx.memory.add(memory_text(m))
         elif op == "r":
             deadline = _clock["start"] + (i + 1) * TICK_S
-            rows = [{"pass": 0, "first": True, "us": _search(ctx, queries)}]
+            rows = [{"pass": 0, "first": True, "us": _search(ctx)}]
             while time.perf_counter() < deadline:
-                rows.append({"pass": 0, "first": False, "us": _search(ctx, queries)})
-            _write(rows)
-            with open(os.path.join(os.environ["BENCH_LTM_OUT"], "stream_end.mark"), "w") as f:
-                f.write(repr(time.perf_counter() - _clock["start"]))
+                rows.append({"pass": 0, "first": False, "us": _search(ctx)})
+            append_rows(rows)
+            write_mark("stream_end", time.perf_counter() - _clock["start"])
