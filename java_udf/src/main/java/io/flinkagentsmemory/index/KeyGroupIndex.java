@@ -25,6 +25,8 @@ import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 
+import io.flinkagentsmemory.vectors.MemoryCodec;
+
 /**
  * The long-term memories of one Flink key group, in one local Lucene index. One index per key
  * group lets rescaling move whole indexes, exactly like Flink moves its own keyed state.
@@ -76,6 +78,7 @@ public final class KeyGroupIndex implements Closeable {
         IndexWriterConfig config = folds.configure(new IndexWriterConfig(analyzer), pins.deletionPolicy())
                 .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
                 .setRAMBufferSizeMB(ramBufferMb)
+                .setCodec(new MemoryCodec())
                 .setSimilarity(Ranker.BM25);
         this.writer = new IndexWriter(directory, config);
         // A new index needs a first commit, or there is nothing to snapshot.

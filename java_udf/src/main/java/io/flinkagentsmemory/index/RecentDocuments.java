@@ -11,8 +11,6 @@ import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.codecs.Codec;
 import org.apache.lucene.codecs.FilterCodec;
 import org.apache.lucene.codecs.KnnVectorsFormat;
-import org.apache.lucene.codecs.hnsw.FlatVectorScorerUtil;
-import org.apache.lucene.codecs.lucene99.Lucene99FlatVectorsFormat;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.FilterLeafReader;
 import org.apache.lucene.index.IndexWriter;
@@ -20,6 +18,8 @@ import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.SegmentReader;
 import org.apache.lucene.store.ByteBuffersDirectory;
+
+import io.flinkagentsmemory.vectors.MemoryVectorsFormat;
 
 /**
  * A small in-memory index of the documents added since the main index's reader was opened, so
@@ -43,12 +43,9 @@ final class RecentDocuments implements Closeable {
      * pauses. This index is never committed, so the codec is never looked up by name.
      */
     private static final Codec FLAT_VECTORS = new FilterCodec("FlinkAgentsMemoryRecent", Codec.getDefault()) {
-        private final KnnVectorsFormat flat =
-                new Lucene99FlatVectorsFormat(FlatVectorScorerUtil.getLucene99FlatVectorsScorer());
-
         @Override
         public KnnVectorsFormat knnVectorsFormat() {
-            return flat;
+            return MemoryVectorsFormat.flat();
         }
     };
 
