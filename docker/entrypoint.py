@@ -17,6 +17,11 @@ import sys
 from pathlib import Path
 
 from flink_agents_memory.cluster import ClusterError, flatten_yaml, flink_home, write_conf
+from flink_agents_memory.vector_module import (
+    java_executable,
+    java_feature_version,
+    with_vector_module,
+)
 
 ROLES = {"jobmanager": "jobmanager.sh", "taskmanager": "taskmanager.sh"}
 
@@ -56,6 +61,7 @@ def main(argv: list[str]) -> None:
         return
     home = flink_home()
     conf = container_conf(home, os.environ.get("FLINK_PROPERTIES", ""), socket.gethostname())
+    conf = with_vector_module(conf, java_feature_version(java_executable()))
     write_conf_dir(home, Path(os.environ["FLINK_CONF_DIR"]), conf)
     if argv[0] in ROLES:
         script = str(home / "bin" / ROLES[argv[0]])

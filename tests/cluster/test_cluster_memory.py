@@ -145,6 +145,13 @@ def oracle(flink_cluster: cluster.ClusterSettings, tmp_path_factory) -> dict[str
 
 # -- tests -----------------------------------------------------------------------------------
 
+def test_taskmanagers_score_long_term_vectors_with_simd(flink_cluster, oracle):
+    """The cluster starts its TaskManagers with the vector module (flink_agents_memory's
+    vector_module), and the operator jar, having written the oracle's memories, says it uses it."""
+    logs = "".join(path.read_text(errors="replace")
+                   for path in flink_cluster.log_dir.glob("*taskexecutor*.log"))
+    assert "Long-term memory scores vectors with a SIMD dot product" in logs
+
 def test_rescale_through_stop_with_savepoint_2_3_1(flink_cluster, oracle, tmp_path):
     out = tmp_path / "digests"
     throttle = ["--throttle-ms", str(THROTTLE_MS)]
