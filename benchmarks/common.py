@@ -1,9 +1,16 @@
-"""What every benchmark shares: the machine description, timing, medians."""
+"""What every benchmark shares: the machine description, timing, medians.
+
+Importing it gives every JVM the benchmarks start (PyFlink's local JVM, in this process and in
+the workers, which inherit the environment) the vector module flag, as the clusters give their
+TaskManagers (flink_agents_memory/vector_module.py): figures are for that configuration unless a
+row says otherwise.
+"""
 
 from __future__ import annotations
 
 import os
 import platform
+import re
 import statistics
 import time
 from collections.abc import Callable
@@ -13,6 +20,10 @@ from typing import Any
 from pyflink.common import Configuration, Types, WatermarkStrategy
 from pyflink.datastream import DataStream, StreamExecutionEnvironment
 from pyflink.datastream.connectors.number_seq import NumberSequenceSource
+
+from flink_agents_memory.vector_module import VECTOR_MODULE, add_to_local_jvm
+
+add_to_local_jvm()
 
 
 def machine() -> dict[str, Any]:
@@ -25,7 +36,14 @@ def machine() -> dict[str, Any]:
         "memory_gb": round(mem_gb, 1),
         "python": platform.python_version(),
         "apache_flink": version.__version__,
+        "jvm_args": os.environ.get("JVM_ARGS", ""),
     }
+
+
+def jvm_args_without_vector_module() -> str:
+    """``JVM_ARGS`` for a worker whose JVM scores vectors with Lucene's scalar dot product."""
+    return re.sub(rf"--add-modules[= ]{re.escape(VECTOR_MODULE)}", "",
+                  os.environ.get("JVM_ARGS", "")).strip()
 
 
 def timed(fn: Callable[[], Any]) -> float:

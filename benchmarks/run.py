@@ -55,7 +55,8 @@ def fmt_met(x: Any) -> str:
 
 def machine_md(m: dict[str, Any]) -> str:
     return (f"{m['cores']} cores, {m['memory_gb']} GB memory, Python {m['python']}, "
-            f"apache-flink {m['apache_flink']}, {m.get('java', '')}; "
+            f"apache-flink {m['apache_flink']}, {m.get('java', '')}"
+            f"{'; JVM_ARGS ' + m['jvm_args'] if m.get('jvm_args') else ''}; "
             f"load average at start {m.get('load', '?')}")
 
 
