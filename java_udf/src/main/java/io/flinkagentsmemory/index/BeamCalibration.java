@@ -8,7 +8,8 @@ import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TopKnnCollector;
-import org.apache.lucene.util.VectorUtil;
+
+import io.flinkagentsmemory.vectors.DotProduct;
 
 /**
  * The narrowest HNSW beam at which a segment's graph finds the exact top 10 of the job's queries.
@@ -99,7 +100,7 @@ public final class BeamCalibration {
         for (int doc = values.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = values.nextDoc()) {
             float[] vector = values.vectorValue();
             for (int q = 0; q < queries.length; q++) {
-                float score = VectorUtil.dotProduct(queries[q], vector);
+                float score = DotProduct.dotProduct(queries[q], vector);
                 if (score > scores[q][K - 1]) {
                     insert(scores[q], docs[q], score, doc);
                 }
