@@ -26,6 +26,7 @@ import yaml
 from compose_cluster import ComposeCluster
 
 from flink_agents_memory import cluster as flink
+from flink_agents_memory.vector_module import VECTOR_MODULE_FLAG
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKER = ROOT / "docker"
@@ -139,6 +140,18 @@ def test_compose_cluster_runs_the_demo(cluster):
     assert result.returncode == 0, output_of(result) + cluster.logs("taskmanager-1")
     assert "[alice] message #3: hello Alice, you said 'bye'" in result.stdout
     assert "[bob] message #3: hello Bob, you said 'do you remember me?'" in result.stdout
+
+
+@pytest.mark.containers
+def test_the_images_taskmanagers_start_with_the_vector_module(cluster):
+    """The entrypoint gives the TaskManagers the flag on the image's Java 17 (vector_module.py;
+    tests/cluster checks that the flag gives the SIMD dot product)."""
+    for service in ("taskmanager-1", "taskmanager-2"):
+        result = cluster.exec(service, "ps", "-eww", "-o", "args")
+        assert result.returncode == 0, output_of(result)
+        jvm = [line for line in result.stdout.splitlines() if "TaskManagerRunner" in line]
+        assert len(jvm) == 1, result.stdout
+        assert VECTOR_MODULE_FLAG in jvm[0].split(), jvm[0]
 
 
 @pytest.mark.containers
