@@ -169,6 +169,10 @@ def in_job_stream(n: int, seconds: float, queries: int, simd: bool = True) -> di
                    timeout_s=3000,
                    env=None if simd else {"JVM_ARGS": jvm_args_without_vector_module()})
     corpus.unlink()
+    if r["vector_module"] != simd:
+        raise RuntimeError(f"the in-job stream meant to run {'with' if simd else 'without'} the "
+                           "vector module ran the other way: the side-by-side would compare a "
+                           "configuration with itself")
     return {"items": n, "simd": simd, "seconds": r["stream_s"], "adds": r["adds"],
             "adds_per_s": r["adds_per_s"], "hnsw_beam": r["hnsw_beam"],
             "searches": len(r["search_us"]),

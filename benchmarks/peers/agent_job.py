@@ -52,6 +52,15 @@ def run_job(name: str, labels: list[str], agent: Any, conf: dict[str, str] | Non
     return time.perf_counter() - start
 
 
+def jvm_has_vector_module() -> bool:
+    """Whether this process's JVM (the MiniCluster's) resolved ``jdk.incubator.vector``: the
+    operator's SIMD dot product is on exactly then (on a CPU of 4 float lanes or more)."""
+    from pyflink.java_gateway import get_gateway
+
+    boot = get_gateway().jvm.java.lang.ModuleLayer.boot()
+    return bool(boot.findModule("jdk.incubator.vector").isPresent())
+
+
 def append_rows(rows: list[dict[str, Any]]) -> None:
     """In the agent: add ``rows`` to this thread's JSON lines in ``$BENCH_LTM_OUT``."""
     path = os.path.join(os.environ["BENCH_LTM_OUT"], f"{threading.get_ident()}.jsonl")

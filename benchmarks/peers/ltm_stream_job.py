@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .agent_job import mark, output_folder, read_rows, run_job
+from .agent_job import jvm_has_vector_module, mark, output_folder, read_rows, run_job
 
 LOAD_BATCH = 500
 CHECKPOINT_MS = 10_000
@@ -60,6 +60,7 @@ def main() -> None:
     stream_s = mark(out_dir, "stream_end")
     Path(a.out).write_text(json.dumps({
         "items": a.items, "ticks": ticks, "adds": ticks * PER_TICK, "stream_s": stream_s,
+        "vector_module": jvm_has_vector_module(),
         "adds_per_s": ticks * PER_TICK / stream_s, "job_s": wall,
         "hnsw_beam": int(mark(out_dir, "hnsw_beam")),
         "settled_search_us": [r["us"] for r in rows if r["pass"] == 1],
