@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from pathlib import Path
 from typing import Any
 
 from .common import (
@@ -159,16 +160,22 @@ def stream_many_keys(n: int, keys: int, seconds: float) -> dict[str, Any]:
             "search_us": percentiles(lat)}
 
 
-def in_job_stream(n: int, seconds: float, queries: int, simd: bool = True) -> dict[str, Any]:
-    """The one-key stream inside a MiniCluster job (benchmarks/peers/ltm_stream_job.py); with
-    ``simd`` False its JVM lacks the vector module flag."""
+def in_job_streams(n: int, seconds: float, queries: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The one-key stream inside a MiniCluster job (benchmarks/peers/ltm_stream_job.py), on one
+    corpus: first in a JVM without the vector module flag, then with it; (scalar, SIMD)."""
     corpus = WORK / f"ltm-stream-{n}.npz"
     write_corpus(corpus, n + int(RATE * seconds), keys=1, queries=queries, seed=n + 1)
+    scalar = _in_job_stream(corpus, n, seconds, simd=False)
+    simd = _in_job_stream(corpus, n, seconds, simd=True)
+    corpus.unlink()
+    return scalar, simd
+
+
+def _in_job_stream(corpus: Path, n: int, seconds: float, simd: bool) -> dict[str, Any]:
     r = run_worker(str(ROOT / ".venv" / "bin" / "python"), "benchmarks.peers.ltm_stream_job",
                    ["--corpus", str(corpus), "--items", str(n), "--seconds", str(seconds)],
                    timeout_s=3000,
                    env=None if simd else {"JVM_ARGS": jvm_args_without_vector_module()})
-    corpus.unlink()
     if r["vector_module"] != simd:
         raise RuntimeError(f"the in-job stream meant to run {'with' if simd else 'without'} the "
                            "vector module ran the other way: the side-by-side would compare a "
@@ -185,12 +192,10 @@ def in_job_stream(n: int, seconds: float, queries: int, simd: bool = True) -> di
 def run(quick: bool) -> dict[str, Any]:
     if quick:
         one, many = stream(5_000, 10.0, queries=100), stream_many_keys(5_000, 1_000, 10.0)
-        scalar = in_job_stream(5_000, 10.0, queries=100, simd=False)
-        job = in_job_stream(5_000, 10.0, queries=100)
+        scalar, job = in_job_streams(5_000, 10.0, queries=100)
     else:
         one, many = stream(100_000, 60.0), stream_many_keys(100_000, KEYS, 60.0)
-        scalar = in_job_stream(100_000, 60.0, queries=500, simd=False)
-        job = in_job_stream(100_000, 60.0, queries=500)
+        scalar, job = in_job_streams(100_000, 60.0, queries=500)
     return {"machine": machine(), "quick": quick, "stream": one, "many_keys": many,
             "in_job": job, "in_job_scalar": scalar}
 

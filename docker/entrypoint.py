@@ -17,11 +17,7 @@ import sys
 from pathlib import Path
 
 from flink_agents_memory.cluster import ClusterError, flatten_yaml, flink_home, write_conf
-from flink_agents_memory.vector_module import (
-    java_executable,
-    java_feature_version,
-    with_vector_module,
-)
+from flink_agents_memory.vector_module import add_to_taskmanagers
 
 ROLES = {"jobmanager": "jobmanager.sh", "taskmanager": "taskmanager.sh"}
 
@@ -60,8 +56,8 @@ def main(argv: list[str]) -> None:
         print("usage: jobmanager | taskmanager | <command ...>  (FLINK_PROPERTIES: extra config)")
         return
     home = flink_home()
-    conf = container_conf(home, os.environ.get("FLINK_PROPERTIES", ""), socket.gethostname())
-    conf = with_vector_module(conf, java_feature_version(java_executable()))
+    conf = add_to_taskmanagers(
+        container_conf(home, os.environ.get("FLINK_PROPERTIES", ""), socket.gethostname()))
     write_conf_dir(home, Path(os.environ["FLINK_CONF_DIR"]), conf)
     if argv[0] in ROLES:
         script = str(home / "bin" / ROLES[argv[0]])

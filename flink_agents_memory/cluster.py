@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .vector_module import java_executable, java_feature_version, with_vector_module
+from .vector_module import add_to_taskmanagers
 
 DEFAULT_DIR = Path("var") / "flink"
 STATE_FILE = "cluster.json"
@@ -205,9 +205,8 @@ def prepare(settings: ClusterSettings) -> Path:
     shutil.rmtree(settings.conf_dir, ignore_errors=True)
     shutil.copytree(home / "conf", settings.conf_dir)
     defaults = flatten_yaml((home / "conf" / "config.yaml").read_text())
-    conf = with_vector_module(cluster_conf(settings, defaults),
-                              java_feature_version(java_executable()))
-    write_conf(settings.conf_dir / "config.yaml", conf)
+    write_conf(settings.conf_dir / "config.yaml",
+               add_to_taskmanagers(cluster_conf(settings, defaults)))
     shutil.rmtree(settings.lib_dir, ignore_errors=True)
     settings.lib_dir.mkdir()
     for jar in [*sorted((home / "lib").glob("*.jar")), flink_python_jar(home)]:

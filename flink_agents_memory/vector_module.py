@@ -56,12 +56,14 @@ def with_vector_module(conf: dict[str, str], java_version: int | None) -> dict[s
 
     The flag is appended to the TaskManagers' own JVM options, kept as the user set them.
     """
-    if java_version is None or java_version < FIRST_JAVA_WITH_MODULE:
+    if not _has_module(java_version):
         return conf
-    opts = conf.get(TASKMANAGER_JAVA_OPTS, "")
-    if VECTOR_MODULE in opts:
-        return conf
-    return {**conf, TASKMANAGER_JAVA_OPTS: f"{opts} {VECTOR_MODULE_FLAG}".strip()}
+    return {**conf, TASKMANAGER_JAVA_OPTS: _with_flag(conf.get(TASKMANAGER_JAVA_OPTS, ""))}
+
+
+def add_to_taskmanagers(conf: dict[str, str]) -> dict[str, str]:
+    """:func:`with_vector_module` for the Java that Flink's scripts here will start."""
+    return with_vector_module(conf, java_feature_version(java_executable()))
 
 
 def add_to_local_jvm(environ: MutableMapping[str, str] = os.environ) -> bool:
@@ -73,9 +75,17 @@ def add_to_local_jvm(environ: MutableMapping[str, str] = os.environ) -> bool:
     """
     args = environ.get("JVM_ARGS", "")
     if VECTOR_MODULE in args:
-        return True
-    version = java_feature_version(java_executable())
-    if version is None or version < FIRST_JAVA_WITH_MODULE:
+        return True  # without starting java to ask its version
+    if not _has_module(java_feature_version(java_executable())):
         return False
-    environ["JVM_ARGS"] = f"{args} {VECTOR_MODULE_FLAG}".strip()
+    environ["JVM_ARGS"] = _with_flag(args)
     return True
+
+
+def _has_module(java_version: int | None) -> bool:
+    return java_version is not None and java_version >= FIRST_JAVA_WITH_MODULE
+
+
+def _with_flag(opts: str) -> str:
+    """JVM options ``opts`` with the flag appended, unless they already ask for the module."""
+    return opts if VECTOR_MODULE in opts else f"{opts} {VECTOR_MODULE_FLAG}".strip()

@@ -57,8 +57,10 @@ def jvm_has_vector_module() -> bool:
     operator's SIMD dot product is on exactly then (on a CPU of 4 float lanes or more)."""
     from pyflink.java_gateway import get_gateway
 
+    from flink_agents_memory.vector_module import VECTOR_MODULE
+
     boot = get_gateway().jvm.java.lang.ModuleLayer.boot()
-    return bool(boot.findModule("jdk.incubator.vector").isPresent())
+    return bool(boot.findModule(VECTOR_MODULE).isPresent())
 
 
 def append_rows(rows: list[dict[str, Any]]) -> None:
