@@ -94,6 +94,21 @@ class RefreshingSearchersTest {
     }
 
     @Test
+    void anIdAddedTwiceAmongTheRecentDocumentsIsSearchedOnceAndNew() throws Exception {
+        add(List.of(doc("a", "alice", 0, "first", null), doc("b", "alice", 0, "other", null)));
+        assertEquals(2, docs("alice"));
+        add(List.of(doc("a", "alice", 0, "second", null)));
+        assertEquals(0, readerDocs(), "still from the recent documents");
+        assertEquals(2, docs("alice"), "the second add of a replaced the first");
+        assertEquals(0, count("first"));
+        assertEquals(1, count("second"));
+        add(List.of(doc("a", "alice", 0, "third", null), doc("a", "alice", 0, "fourth", null)));
+        assertEquals(2, docs("alice"), "twice in one batch: the later one is kept");
+        assertEquals(1, count("fourth"));
+        assertEquals(0, count("second") + count("third"));
+    }
+
+    @Test
     void aWriteThatIsNotAnAddMakesTheRecentDocumentsKeysStale() throws Exception {
         add("alice", "a");
         add("bob", "b");
