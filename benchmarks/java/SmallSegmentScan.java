@@ -2,7 +2,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
 
-import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.LeafReader;
@@ -10,7 +9,9 @@ import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.TopKnnCollector;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
-import org.apache.lucene.util.VectorUtil;
+
+import io.flinkagentsmemory.vectors.DotProduct;
+import io.flinkagentsmemory.vectors.MemoryVectorsFormat;
 
 /**
  * Why SegmentScaledKnnQuery scans a segment that is small for its beam: per segment size, the
@@ -22,10 +23,11 @@ import org.apache.lucene.util.VectorUtil;
  *
  * <pre>
  * make jar
- * javac -cp java_udf/target/flink-agents-memory-java-0.1.0.jar -d java_udf/target/small-segment-scan \
+ * CP=java_udf/target/flink-agents-memory-java-0.1.0.jar:$(ls .venv/lib/python3.11/site-packages/pyflink/lib/flink-dist-*.jar)
+ * javac --add-modules jdk.incubator.vector -cp $CP -d java_udf/target/small-segment-scan \
  *     benchmarks/java/SmallSegmentScan.java benchmarks/java/BenchVectors.java benchmarks/java/OneSegmentIndex.java
- * java -cp java_udf/target/flink-agents-memory-java-0.1.0.jar:java_udf/target/small-segment-scan SmallSegmentScan 100 100000
- * java -cp java_udf/target/flink-agents-memory-java-0.1.0.jar:java_udf/target/small-segment-scan SmallSegmentScan 200 10000
+ * java --add-modules=jdk.incubator.vector -cp $CP:java_udf/target/small-segment-scan SmallSegmentScan 200 100000
+ * java -cp $CP:java_udf/target/small-segment-scan SmallSegmentScan 200 100000   # Lucene's scalar dot product
  * </pre>
  */
 public final class SmallSegmentScan {
@@ -49,7 +51,7 @@ public final class SmallSegmentScan {
                 vectors[i] = BenchVectors.clustered(random, centres);
             }
             Path dir = Files.createTempDirectory("small-segment-scan");
-            OneSegmentIndex.build(dir, new Lucene99HnswVectorsFormat(), vectors, 256);
+            OneSegmentIndex.build(dir, new MemoryVectorsFormat(), vectors, 256);
             int beam = Math.max(LIMIT, Math.min(candidates, (int) Math.ceil(candidates * Math.sqrt((double) size / largest))));
             try (Directory d = FSDirectory.open(dir); DirectoryReader reader = DirectoryReader.open(d)) {
                 LeafReader leaf = reader.leaves().get(0).reader();
@@ -85,7 +87,7 @@ public final class SmallSegmentScan {
         FloatVectorValues values = leaf.getFloatVectorValues("v");
         TopKnnCollector collector = new TopKnnCollector(k, Integer.MAX_VALUE);
         for (int doc = values.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = values.nextDoc()) {
-            collector.collect(doc, VectorUtil.dotProduct(query, values.vectorValue()));
+            collector.collect(doc, DotProduct.dotProduct(query, values.vectorValue()));
         }
         return collector.minCompetitiveSimilarity();
     }
