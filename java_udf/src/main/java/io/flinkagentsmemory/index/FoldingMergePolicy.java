@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import org.apache.lucene.index.FilterMergePolicy;
 import org.apache.lucene.index.MergeTrigger;
@@ -24,6 +26,12 @@ import org.apache.lucene.index.TieredMergePolicy;
  * waits, and the segments without the largest are tried instead, so small segments (cheap, and
  * free while no checkpoint has uploaded them) go on merging.
  *
+ * <p>Tiered merging allows segments by the size of the whole index: beside a big segment it lets
+ * about twenty small ones pile up before it merges any, and a steady write stream flushes one
+ * per reopen of the reader. A search pays ~0.1 ms for each (docs/long_term_memory.md), so the
+ * segments under {@link #SMALL_SHARE} of the largest are merged by size on their own:
+ * {@link #SMALL_PER_LEVEL} of a level make one of the next ({@link #smallMerges}).
+ *
  * <p>The fold takes the smallest segments whose committed bytes the budget can pay for: after a
  * bulk load that is the whole index (searched as one segment), after a small burst on a big
  * index only the small segments, never the big one again. An index opened (restored) with
@@ -42,6 +50,16 @@ final class FoldingMergePolicy extends FilterMergePolicy {
 
     /** Segments of one size before they merge; each tier rewrites a document once. */
     static final double SEGMENTS_PER_TIER = 10;
+
+    /** Segments of fewer documents than this share of the largest one's are small. */
+    static final double SMALL_SHARE = 0.1;
+
+    /**
+     * Small segments of one size level that merge into one of the next: at most three of a level
+     * are searched, and each small document is rewritten once per level (a level is this many
+     * times the size of the one below).
+     */
+    static final int SMALL_PER_LEVEL = 4;
 
     private final MergeBudget budget;
     private volatile boolean foldWanted;
@@ -66,6 +84,9 @@ final class FoldingMergePolicy extends FilterMergePolicy {
             throws IOException {
         budget.observe(infos);
         MergeSpecification tiered = affordable(trigger, infos, context);
+        if (tiered == null) {
+            tiered = smallMerges(infos, context);
+        }
         if (tiered != null || !foldWanted || !context.getMergingSegments().isEmpty()) {
             return tiered;
         }
@@ -103,6 +124,54 @@ final class FoldingMergePolicy extends FilterMergePolicy {
                     .orElseThrow());
         }
         return null;
+    }
+
+    /**
+     * A merge of the {@link #SMALL_PER_LEVEL} smallest segments of the lowest size level that has
+     * that many small segments not merging already, if the budget pays for it.
+     */
+    private MergeSpecification smallMerges(SegmentInfos infos, MergeContext context) {
+        int largest = 0;
+        for (SegmentCommitInfo s : infos) {
+            largest = Math.max(largest, s.info.maxDoc());
+        }
+        List<SegmentCommitInfo> small = new ArrayList<>();
+        for (SegmentCommitInfo s : infos) {
+            if (s.info.maxDoc() < SMALL_SHARE * largest && !context.getMergingSegments().contains(s)) {
+                small.add(s);
+            }
+        }
+        if (small.size() < SMALL_PER_LEVEL) {
+            return null;
+        }
+        int fewest = small.stream().mapToInt(s -> s.info.maxDoc()).min().orElseThrow();
+        Map<Integer, List<SegmentCommitInfo>> levels = new TreeMap<>();
+        for (SegmentCommitInfo s : small) {
+            levels.computeIfAbsent(sizeLevel(s.info.maxDoc(), fewest), level -> new ArrayList<>()).add(s);
+        }
+        for (List<SegmentCommitInfo> level : levels.values()) {
+            if (level.size() >= SMALL_PER_LEVEL) {
+                List<SegmentCommitInfo> merge = smallestFirst(level).subList(0, SMALL_PER_LEVEL);
+                if (!budget.trySpend(merge)) {
+                    return null;
+                }
+                MergeSpecification spec = new MergeSpecification();
+                spec.add(new OneMerge(merge));
+                return spec;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The size level of a segment of {@code docs} documents among small segments of at least
+     * {@code fewest}: the nearest whole power of {@link #SMALL_PER_LEVEL} of their ratio, so a
+     * merge of a level's segments lands on the next level even when they were a little smaller
+     * than the first of them. By documents, not bytes: a tiny segment's bytes are mostly the
+     * same few file headers whatever it holds.
+     */
+    static int sizeLevel(int docs, int fewest) {
+        return (int) Math.round(Math.log((double) docs / fewest) / Math.log(SMALL_PER_LEVEL));
     }
 
     /** The leading segments whose committed bytes the budget holds. */

@@ -47,6 +47,35 @@ class FoldingMergePolicyTest {
     }
 
     @Test
+    void smallSegmentsBesideABigOneMergeFourOfALevelAtATime() throws Exception {
+        try (KeyGroupIndex index = KeyGroupIndex.open(dir, KG, 8, NEVER_QUIET)) {
+            List<float[]> vectors = bigThenSmallRuns(index, false, 7);
+            index.awaitMerges();
+            assertEquals(5, index.segmentCount(), "the big segment, the first four runs merged, three runs");
+            smallRuns(index, vectors, 9);
+            index.awaitMerges();
+            // Runs 1-4, 5-8, 9-12 and 13-16 made four segments of 40, which made one of 160.
+            assertEquals(2, index.segmentCount(), "the big segment and one of all sixteen runs");
+            assertEquals(2160, index.count("alice", 0));
+            for (int i : new int[] {0, 1999, 2000, 2075, 2159}) {
+                List<SearchHit> hits = index.search("alice", null, vectors.get(i),
+                        new SearchOptions(SearchOptions.Mode.VECTOR, 1, null, MetadataFilter.none(), 0));
+                assertEquals(idOf(i), hits.get(0).document().id());
+            }
+        }
+    }
+
+    @Test
+    void aSizeLevelIsTheNearestPowerOfFourOfTheRatioToTheSmallest() {
+        assertEquals(0, FoldingMergePolicy.sizeLevel(10, 10));
+        assertEquals(0, FoldingMergePolicy.sizeLevel(19, 10));
+        assertEquals(1, FoldingMergePolicy.sizeLevel(21, 10));
+        assertEquals(1, FoldingMergePolicy.sizeLevel(39, 10), "four of a little fewer than 10");
+        assertEquals(1, FoldingMergePolicy.sizeLevel(79, 10));
+        assertEquals(2, FoldingMergePolicy.sizeLevel(160, 10));
+    }
+
+    @Test
     void aQuietIndexIsFoldedIntoOneSegment() throws Exception {
         try (KeyGroupIndex index = KeyGroupIndex.open(dir, KG, 8, 0)) {
             List<float[]> vectors = bigThenSmallRuns(index, false);
@@ -150,6 +179,11 @@ class FoldingMergePolicyTest {
      * (a read after the writes); optionally a document of the big segment is deleted first.
      */
     private List<float[]> bigThenSmallRuns(KeyGroupIndex index, boolean deleteFromBig) throws Exception {
+        return bigThenSmallRuns(index, deleteFromBig, 3);
+    }
+
+    /** As above, with {@code runs} runs of 10. */
+    private List<float[]> bigThenSmallRuns(KeyGroupIndex index, boolean deleteFromBig, int runs) throws Exception {
         List<float[]> vectors = new ArrayList<>();
         List<MemoryDocument> big = new ArrayList<>();
         for (int i = 0; i < 2000; i++) {
@@ -162,7 +196,13 @@ class FoldingMergePolicyTest {
             index.delete("alice", idOf(5));
             index.count("alice", 0);
         }
-        for (int run = 0; run < 3; run++) {
+        smallRuns(index, vectors, runs);
+        return vectors;
+    }
+
+    /** {@code runs} runs of 10 documents, numbered on from {@code vectors}' size, whose vectors it gets. */
+    private void smallRuns(KeyGroupIndex index, List<float[]> vectors, int runs) throws Exception {
+        for (int run = 0; run < runs; run++) {
             List<MemoryDocument> small = new ArrayList<>();
             for (int j = 0; j < 10; j++) {
                 int i = vectors.size();
@@ -172,7 +212,6 @@ class FoldingMergePolicyTest {
             index.addAll(small);
             index.commit(); // a checkpoint after each run: each run is a segment of its own
         }
-        return vectors;
     }
 
     /** A checkpoint's commit: its files and their sizes. */
