@@ -47,6 +47,7 @@ from .common import (
 )
 from .data import clustered_unit_vectors, write_corpus
 from .index_store import IndexStore
+from .peers.ltm_stream_job import WINDOW_S
 
 NAME = "ltm_writes"
 TITLE = "Long-term search under a live write stream"
@@ -186,6 +187,8 @@ def _in_job_stream(corpus: Path, n: int, seconds: float, simd: bool) -> dict[str
             "settled_search_us": percentiles(r["settled_search_us"]),
             "search_us": percentiles(r["search_us"]),
             "search_after_add_us": percentiles(r["search_after_add_us"]),
+            "windows": [{"from_s": w["from_s"], "searches": len(w["us"]), **percentiles(w["us"])}
+                        for w in r["search_windows"]],
             "left_search_us": percentiles(r["left_search_us"]), "job_s": r["job_s"]}
 
 
@@ -286,8 +289,18 @@ def _in_job_figures(j: dict[str, Any]) -> str:
 
     return (f"search p50/p95/p99 settled {ms(st)}; then {j['adds']:,} adds over "
             f"{j['seconds']:.0f} s ({j['adds_per_s']:.0f}/s) with {j['searches']:,} searches "
-            f"interleaved: {ms(u)} (the first search after each add: {ms(a)}); once the stream "
+            f"interleaved: {ms(u)} (the first search after each add: {ms(a)}"
+            + _windows_text(j.get("windows")) + f"); once the stream "
             f"stopped, the segments it left: {ms(left)}.")
+
+
+def _windows_text(windows: list[dict[str, Any]] | None) -> str:
+    """p50 / p95 by window of the stream (results written before windows were kept lack them)."""
+    if not windows:
+        return ""
+    parts = [f"{w['from_s']:.0f}-{w['from_s'] + WINDOW_S:.0f} s {w['p50'] / 1000:.2f} / "
+             f"{w['p95'] / 1000:.2f}" for w in windows]
+    return "; p50 / p95 ms by window of the stream: " + ", ".join(parts)
 
 
 def _left_text(s: dict[str, Any]) -> str:

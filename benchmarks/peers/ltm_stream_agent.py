@@ -14,7 +14,8 @@ Events ``"<op>|k0|<i>|<n>"``, in order from one source subtask:
 So one key gets a batch of memories every 50 ms and searches in between, on the task thread as
 an agent's would, through ``ctx.memory`` (PEMJA, not py4j). Each search is timed around
 ``ctx.memory.search`` and written (after the run's searches, outside the timing) to
-``$BENCH_LTM_OUT/<thread>.jsonl`` as ``{"pass", "first", "us"}`` (pass 0: the stream).
+``$BENCH_LTM_OUT/<thread>.jsonl`` as ``{"pass", "first", "us"}`` (pass 0: the stream, whose
+rows also say when in it the search began: ``"t"``, seconds).
 """
 
 from __future__ import annotations
@@ -46,6 +47,11 @@ def _search(ctx: Any) -> float:
     return (time.perf_counter_ns() - t0) / 1000
 
 
+def _stream_s() -> float:
+    """Seconds since the stream's first tick."""
+    return time.perf_counter() - _clock["start"]
+
+
 class StreamAgent(Agent):
     def __init__(self, corpus: str, dim: int) -> None:
         self.long_term_memory = LongTermMemoryConfig(embedder=PrecomputedEmbedder(corpus, dim),
@@ -69,8 +75,8 @@ class StreamAgent(Agent):
                 ctx.memory.add(memory_text(m))
         elif op == "r":
             deadline = _clock["start"] + (i + 1) * TICK_S
-            rows = [{"pass": 0, "first": True, "us": _search(ctx)}]
+            rows = [{"pass": 0, "first": True, "t": _stream_s(), "us": _search(ctx)}]
             while time.perf_counter() < deadline:
-                rows.append({"pass": 0, "first": False, "us": _search(ctx)})
+                rows.append({"pass": 0, "first": False, "t": _stream_s(), "us": _search(ctx)})
             append_rows(rows)
             write_mark("stream_end", time.perf_counter() - _clock["start"])

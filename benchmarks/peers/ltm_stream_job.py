@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -21,6 +22,8 @@ from .agent_job import jvm_has_vector_module, mark, output_folder, read_rows, ru
 
 LOAD_BATCH = 500
 CHECKPOINT_MS = 10_000
+#: The stream's searches are also reported by windows of this many seconds.
+WINDOW_S = 10.0
 
 
 def events(items: int, queries: int, ticks: int, per_tick: int) -> list[str]:
@@ -32,6 +35,15 @@ def events(items: int, queries: int, ticks: int, per_tick: int) -> list[str]:
         out += [f"w|k0|{t}|{items + t * per_tick}", f"r|k0|{t}|0"]
     out += [f"q|k0|{j}|2" for j in range(queries)]
     return out
+
+
+def windows(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The stream's search times by :data:`WINDOW_S` window of the stream, in order: whether
+    they change as the stream goes on (small segments pile up until merged)."""
+    by_window: dict[int, list[float]] = {}
+    for row in stream:
+        by_window.setdefault(int(row["t"] // WINDOW_S), []).append(row["us"])
+    return [{"from_s": w * WINDOW_S, "us": by_window[w]} for w in sorted(by_window)]
 
 
 def main() -> None:
@@ -66,6 +78,7 @@ def main() -> None:
         "settled_search_us": [r["us"] for r in rows if r["pass"] == 1],
         "search_us": [r["us"] for r in stream],
         "search_after_add_us": [r["us"] for r in stream if r["first"]],
+        "search_windows": windows(stream),
         "left_search_us": [r["us"] for r in rows if r["pass"] == 2],
     }))
 
