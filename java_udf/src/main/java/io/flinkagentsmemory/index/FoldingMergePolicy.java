@@ -29,8 +29,8 @@ import org.apache.lucene.index.TieredMergePolicy;
  * <p>Tiered merging allows segments by the size of the whole index: beside a big segment it lets
  * about twenty small ones pile up before it merges any, and a steady write stream flushes one
  * per reopen of the reader. A search pays ~0.1 ms for each (docs/long_term_memory.md), so the
- * segments under {@link #SMALL_SHARE} of the largest are merged by size on their own:
- * {@link #SMALL_PER_LEVEL} of a level make one of the next ({@link #smallMerges}).
+ * segments above the floor and under {@link #SMALL_SHARE} of the largest are merged by size on
+ * their own: {@link #SMALL_PER_LEVEL} of a level make one of the next ({@link #smallMerges}).
  *
  * <p>The fold takes the smallest segments whose committed bytes the budget can pay for: after a
  * bulk load that is the whole index (searched as one segment), after a small burst on a big
@@ -48,10 +48,12 @@ final class FoldingMergePolicy extends FilterMergePolicy {
      */
     static final double FLOOR_SEGMENT_MB = 0.5;
 
+    private static final long FLOOR_BYTES = (long) (FLOOR_SEGMENT_MB * 1024 * 1024);
+
     /** Segments of one size before they merge; each tier rewrites a document once. */
     static final double SEGMENTS_PER_TIER = 10;
 
-    /** Segments of fewer documents than this share of the largest one's are small. */
+    /** Segments of fewer bytes than this share of the largest one's are small (above the floor). */
     static final double SMALL_SHARE = 0.1;
 
     /**
@@ -128,26 +130,31 @@ final class FoldingMergePolicy extends FilterMergePolicy {
 
     /**
      * A merge of the {@link #SMALL_PER_LEVEL} smallest segments of the lowest size level that has
-     * that many small segments not merging already, if the budget pays for it.
+     * that many small segments not merging already, if the budget pays for it. Segments under
+     * the floor are left to tiered merging, which takes ten of them at a time: they are scanned,
+     * which costs a search little, and merging them four at a time spent the budget that the
+     * bigger ones then lacked (bench_ltm_checkpoints' 100-memory flushes: 31 segments left
+     * instead of 13).
      */
     private MergeSpecification smallMerges(SegmentInfos infos, MergeContext context) {
-        int largest = 0;
+        long largest = 0;
         for (SegmentCommitInfo s : infos) {
-            largest = Math.max(largest, s.info.maxDoc());
+            largest = Math.max(largest, MergeBudget.bytes(s));
         }
         List<SegmentCommitInfo> small = new ArrayList<>();
         for (SegmentCommitInfo s : infos) {
-            if (s.info.maxDoc() < SMALL_SHARE * largest && !context.getMergingSegments().contains(s)) {
+            long bytes = MergeBudget.bytes(s);
+            if (bytes >= FLOOR_BYTES && bytes < SMALL_SHARE * largest && !context.getMergingSegments().contains(s)) {
                 small.add(s);
             }
         }
         if (small.size() < SMALL_PER_LEVEL) {
             return null;
         }
-        int fewest = small.stream().mapToInt(s -> s.info.maxDoc()).min().orElseThrow();
+        long fewest = small.stream().mapToLong(MergeBudget::bytes).min().orElseThrow();
         Map<Integer, List<SegmentCommitInfo>> levels = new TreeMap<>();
         for (SegmentCommitInfo s : small) {
-            levels.computeIfAbsent(sizeLevel(s.info.maxDoc(), fewest), level -> new ArrayList<>()).add(s);
+            levels.computeIfAbsent(sizeLevel(MergeBudget.bytes(s), fewest), level -> new ArrayList<>()).add(s);
         }
         for (List<SegmentCommitInfo> level : levels.values()) {
             if (level.size() >= SMALL_PER_LEVEL) {
@@ -164,14 +171,13 @@ final class FoldingMergePolicy extends FilterMergePolicy {
     }
 
     /**
-     * The size level of a segment of {@code docs} documents among small segments of at least
+     * The size level of a segment of {@code bytes} among small segments of at least
      * {@code fewest}: the nearest whole power of {@link #SMALL_PER_LEVEL} of their ratio, so a
      * merge of a level's segments lands on the next level even when they were a little smaller
-     * than the first of them. By documents, not bytes: a tiny segment's bytes are mostly the
-     * same few file headers whatever it holds.
+     * than the first of them.
      */
-    static int sizeLevel(int docs, int fewest) {
-        return (int) Math.round(Math.log((double) docs / fewest) / Math.log(SMALL_PER_LEVEL));
+    static int sizeLevel(long bytes, long fewest) {
+        return (int) Math.round(Math.log((double) bytes / fewest) / Math.log(SMALL_PER_LEVEL));
     }
 
     /** The leading segments whose committed bytes the budget holds. */

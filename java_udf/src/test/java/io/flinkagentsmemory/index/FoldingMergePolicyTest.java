@@ -47,17 +47,25 @@ class FoldingMergePolicyTest {
     }
 
     @Test
-    void smallSegmentsBesideABigOneMergeFourOfALevelAtATime() throws Exception {
-        try (KeyGroupIndex index = KeyGroupIndex.open(dir, KG, 8, NEVER_QUIET)) {
-            List<float[]> vectors = bigThenSmallRuns(index, false, 7);
+    void smallSegmentsAboveTheFloorBesideABigOneMergeFourAtATime() throws Exception {
+        int dim = 256;
+        // A buffer big enough to flush the load as one segment.
+        try (KeyGroupIndex index = KeyGroupIndex.open(dir, KG, 64, NEVER_QUIET)) {
+            List<float[]> vectors = new ArrayList<>();
+            index.addAll(docs(vectors, 10_000, dim)); // ~11 MB
+            index.count("alice", 0);
+            for (int run = 0; run < 7; run++) {
+                index.addAll(docs(vectors, 600, dim)); // ~0.7 MB: above the floor, under a tenth
+                index.commit();
+            }
             index.awaitMerges();
             assertEquals(5, index.segmentCount(), "the big segment, the first four runs merged, three runs");
-            smallRuns(index, vectors, 9);
+            index.addAll(docs(vectors, 600, dim));
+            index.commit();
             index.awaitMerges();
-            // Runs 1-4, 5-8, 9-12 and 13-16 made four segments of 40, which made one of 160.
-            assertEquals(2, index.segmentCount(), "the big segment and one of all sixteen runs");
-            assertEquals(2160, index.count("alice", 0));
-            for (int i : new int[] {0, 1999, 2000, 2075, 2159}) {
+            assertEquals(3, index.segmentCount(), "the big segment and two of four runs each");
+            assertEquals(14_800, index.count("alice", 0));
+            for (int i : new int[] {0, 9999, 10_000, 12_345, 14_799}) {
                 List<SearchHit> hits = index.search("alice", null, vectors.get(i),
                         new SearchOptions(SearchOptions.Mode.VECTOR, 1, null, MetadataFilter.none(), 0));
                 assertEquals(idOf(i), hits.get(0).document().id());
@@ -66,11 +74,20 @@ class FoldingMergePolicyTest {
     }
 
     @Test
+    void smallSegmentsUnderTheFloorAreLeftToTieredMerging() throws Exception {
+        try (KeyGroupIndex index = KeyGroupIndex.open(dir, KG, 8, NEVER_QUIET)) {
+            bigThenSmallRuns(index, false, 7);
+            index.awaitMerges();
+            assertEquals(8, index.segmentCount(), "the big segment and seven runs, fewer than a tier");
+        }
+    }
+
+    @Test
     void aSizeLevelIsTheNearestPowerOfFourOfTheRatioToTheSmallest() {
         assertEquals(0, FoldingMergePolicy.sizeLevel(10, 10));
         assertEquals(0, FoldingMergePolicy.sizeLevel(19, 10));
         assertEquals(1, FoldingMergePolicy.sizeLevel(21, 10));
-        assertEquals(1, FoldingMergePolicy.sizeLevel(39, 10), "four of a little fewer than 10");
+        assertEquals(1, FoldingMergePolicy.sizeLevel(39, 10), "four of a little less than 10");
         assertEquals(1, FoldingMergePolicy.sizeLevel(79, 10));
         assertEquals(2, FoldingMergePolicy.sizeLevel(160, 10));
     }
@@ -185,33 +202,28 @@ class FoldingMergePolicyTest {
     /** As above, with {@code runs} runs of 10. */
     private List<float[]> bigThenSmallRuns(KeyGroupIndex index, boolean deleteFromBig, int runs) throws Exception {
         List<float[]> vectors = new ArrayList<>();
-        List<MemoryDocument> big = new ArrayList<>();
-        for (int i = 0; i < 2000; i++) {
-            vectors.add(unitVector(random, DIM));
-            big.add(doc(idOf(i), "alice", KG, "m" + i, vectors.get(i)));
-        }
-        index.addAll(big);
+        index.addAll(docs(vectors, 2000, DIM));
         index.count("alice", 0);
         if (deleteFromBig) {
             index.delete("alice", idOf(5));
             index.count("alice", 0);
         }
-        smallRuns(index, vectors, runs);
+        for (int run = 0; run < runs; run++) {
+            index.addAll(docs(vectors, 10, DIM));
+            index.commit(); // a checkpoint after each run: each run is a segment of its own
+        }
         return vectors;
     }
 
-    /** {@code runs} runs of 10 documents, numbered on from {@code vectors}' size, whose vectors it gets. */
-    private void smallRuns(KeyGroupIndex index, List<float[]> vectors, int runs) throws Exception {
-        for (int run = 0; run < runs; run++) {
-            List<MemoryDocument> small = new ArrayList<>();
-            for (int j = 0; j < 10; j++) {
-                int i = vectors.size();
-                vectors.add(unitVector(random, DIM));
-                small.add(doc(idOf(i), "alice", KG, "m" + i, vectors.get(i)));
-            }
-            index.addAll(small);
-            index.commit(); // a checkpoint after each run: each run is a segment of its own
+    /** {@code n} documents of random {@code dim}-dim vectors, numbered on from {@code vectors}' size, whose vectors it gets. */
+    private List<MemoryDocument> docs(List<float[]> vectors, int n, int dim) {
+        List<MemoryDocument> out = new ArrayList<>();
+        for (int j = 0; j < n; j++) {
+            int i = vectors.size();
+            vectors.add(unitVector(random, dim));
+            out.add(doc(idOf(i), "alice", KG, "m" + i, vectors.get(i)));
         }
+        return out;
     }
 
     /** A checkpoint's commit: its files and their sizes. */
