@@ -7,6 +7,11 @@ import java.util.Comparator;
 import java.util.Random;
 import java.util.stream.Stream;
 
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+
 import io.flinkagentsmemory.index.LongTermMemoryStore;
 import io.flinkagentsmemory.index.SettableCurrentKey;
 import io.flinkagentsmemory.index.SubtaskMemoryIndexes;
@@ -16,8 +21,9 @@ import io.flinkagentsmemory.index.SubtaskMemoryIndexes;
  * py4j: a settled index of {@code items} clustered 384-dim memories under one key, built once
  * ({@code build}), is copied for each run, searched settled, then searched while 10 memories are
  * added every 50 ms (200/s) and the index is committed every 10 s; the first search after each
- * add (which makes the add visible) is reported apart from the others. docs/long_term_memory.md
- * quotes runs.
+ * add (which makes the add visible) is reported apart from the others, and each commit prints the
+ * committed segments and the other searches since the one before (whether they slow down as the
+ * stream goes on). Searches take the queries in turn. docs/long_term_memory.md quotes runs.
  *
  * <pre>
  * make jar
@@ -78,6 +84,8 @@ public final class HotKeyStream {
             int firsts = 0;
             int rests = 0;
             int added = 0;
+            int query = 0;  // every search takes the next query: repeating a few would keep their graph paths cached
+            int restsAtCommit = 0;
             long start = System.nanoTime();
             long nextCommit = start + COMMIT_NANOS;
             for (int tick = 0; System.nanoTime() - start < seconds * 1e9; tick++) {
@@ -88,12 +96,16 @@ public final class HotKeyStream {
                 store.addBatch(docs, vectors);
                 adds[tick] = System.nanoTime() - t;
                 added += PER_TICK;
-                first[firsts++] = timedSearch(store, queries[tick % QUERIES]);
-                for (int q = 0; System.nanoTime() < deadline && rests < rest.length; q++) {
-                    rest[rests++] = timedSearch(store, queries[q % QUERIES]);
+                first[firsts++] = timedSearch(store, queries[query++ % QUERIES]);
+                while (System.nanoTime() < deadline && rests < rest.length) {
+                    rest[rests++] = timedSearch(store, queries[query++ % QUERIES]);
                 }
                 if (System.nanoTime() >= nextCommit) {
                     indexes.commitAll();
+                    System.out.printf("at %.0f s: segments of %s; other searches since the last commit %s%n",
+                            (System.nanoTime() - start) / 1e9, committedSegments(run),
+                            percentiles(Arrays.copyOfRange(rest, restsAtCommit, rests)));
+                    restsAtCommit = rests;
                     nextCommit += COMMIT_NANOS;
                 }
             }
@@ -105,6 +117,17 @@ public final class HotKeyStream {
             System.out.println("all searches  " + percentiles(all));
             indexes.commitAll();
             System.out.println("left " + indexes.segmentCount() + " segments: " + percentiles(searchAll(store, queries)));
+        }
+    }
+
+    /** The document counts of the segments the last commit of the run's one index holds. */
+    private static String committedSegments(Path run) throws Exception {
+        try (Directory dir = FSDirectory.open(run.resolve("kg-0")); DirectoryReader reader = DirectoryReader.open(dir)) {
+            StringBuilder out = new StringBuilder();
+            for (LeafReaderContext leaf : reader.leaves()) {
+                out.append(out.length() == 0 ? "" : " ").append(leaf.reader().maxDoc());
+            }
+            return out.toString();
         }
     }
 
