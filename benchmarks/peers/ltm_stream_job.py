@@ -23,7 +23,7 @@ from .agent_job import jvm_has_vector_module, mark, output_folder, read_rows, ru
 LOAD_BATCH = 500
 CHECKPOINT_MS = 10_000
 #: The stream's searches are also reported by windows of this many seconds.
-WINDOW_S = 10.0
+WINDOW_S = 30.0
 
 
 def events(items: int, queries: int, ticks: int, per_tick: int) -> list[str]:
@@ -43,7 +43,8 @@ def windows(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
     by_window: dict[int, list[float]] = {}
     for row in stream:
         by_window.setdefault(int(row["t"] // WINDOW_S), []).append(row["us"])
-    return [{"from_s": w * WINDOW_S, "us": by_window[w]} for w in sorted(by_window)]
+    return [{"from_s": w * WINDOW_S, "to_s": (w + 1) * WINDOW_S, "us": by_window[w]}
+            for w in sorted(by_window)]
 
 
 def main() -> None:
