@@ -1,4 +1,5 @@
-"""Hands Java objects from MemoryAgentOperator to the Python function of the same subtask.
+"""Hands Java objects from MemoryAgentOperator to the Python function of the same subtask, and
+runs each element's PyFlink operation in one call from the operator (:class:`DirectEntry`).
 
 The operator calls :func:`offer` in ``openPythonInterpreter()`` on the task thread, right before
 PyFlink creates the Python function and calls its ``open()`` on that same thread; ``open()``
@@ -9,7 +10,8 @@ interpreter but each opens on its own thread.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
 from ..jvm import AgentMetrics, ListStateTail, LongTermMemoryStore
 
@@ -43,3 +45,23 @@ def take() -> Offered:
     objects = getattr(_local, "objects", (None, None, None))
     _local.objects = (None, None, None)
     return objects
+
+
+class PyFlinkOperation(Protocol):
+    """PyFlink's embedded ``OneInputFunctionOperation``: converters, the function, its chained
+    functions and side outputs, yielding the converted outputs."""
+
+    def process_element(self, value: Any) -> Iterable[Any]: ...
+
+
+class DirectEntry:
+    """What MemoryAgentOperator calls per element: PyFlink's operation, its outputs collected
+    here, in Python. PyFlink's operator walks the operation's generator from Java (a call to
+    start it, ``hasNext``, ``close``), three crossings of the JVM-Python boundary per element
+    instead of this one (docs/architecture.md)."""
+
+    def __init__(self, operation: PyFlinkOperation) -> None:
+        self._process = operation.process_element
+
+    def process_element(self, value: Any) -> list[Any]:
+        return list(self._process(value))

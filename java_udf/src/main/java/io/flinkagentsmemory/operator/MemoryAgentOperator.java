@@ -20,6 +20,7 @@ import org.apache.flink.streaming.api.functions.python.DataStreamPythonFunctionI
 import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.api.operators.python.embedded.AbstractEmbeddedDataStreamPythonFunctionOperator;
 import org.apache.flink.streaming.api.operators.python.embedded.EmbeddedPythonKeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
  * The operator every agent job runs in: PyFlink's embedded (thread mode) keyed process operator,
@@ -37,11 +38,15 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
     static final String STORE_VARIABLE = "_flink_agents_memory_store";
     static final String METRICS_VARIABLE = "_flink_agents_memory_metrics";
     static final String LIST_TAIL_VARIABLE = "_flink_agents_memory_list_tail";
+    /** The bridge module's name in the interpreter (flink_agents_memory/runtime/bridge.py). */
+    static final String BRIDGE_MODULE = "_fam_bridge";
 
     private final Configuration config;
     private final TypeInformation<IN> inputTypeInfo;
     private transient OperatorLongTermMemory longTermMemory;
     private transient AgentMetrics metrics;
+    /** Elements into Python in one call each, once PyFlink's interpreter is open. */
+    private transient DirectElementCall<IN, OUT> direct;
     /** Why the index of the snapshot being taken could not be written, if it could not. */
     private transient IOException indexSnapshotFailure;
 
@@ -107,7 +112,7 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
         super.snapshotState(context);
         if (interpreter != null) {
             // Metrics reach Flink, and expired memories are purged before the index is written.
-            interpreter.exec("_fam_bridge.on_checkpoint()");
+            interpreter.exec(BRIDGE_MODULE + ".on_checkpoint()");
         }
         try {
             longTermMemory.hooks().snapshotState(context);
@@ -127,6 +132,14 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
         return true;
     }
 
+    /** As PyFlink's operator does, with the element's Python call made once ({@link DirectElementCall}). */
+    @Override
+    public void processElement(StreamRecord<IN> element) throws Exception {
+        collector.setTimestamp(element);
+        timestamp = element.getTimestamp();
+        direct.process(element.getValue(), collector);
+    }
+
     @Override
     public void openPythonInterpreter() {
         // Hand the store to Python before super creates the Python function and calls its open().
@@ -135,11 +148,12 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
         interpreter.set(STORE_VARIABLE, longTermMemory.store());
         interpreter.set(METRICS_VARIABLE, metrics);
         interpreter.set(LIST_TAIL_VARIABLE, new ListStateTail());
-        interpreter.exec("import flink_agents_memory.runtime.bridge as _fam_bridge\n"
-                + "_fam_bridge.offer(" + STORE_VARIABLE + ", " + METRICS_VARIABLE + ", "
+        interpreter.exec("import flink_agents_memory.runtime.bridge as " + BRIDGE_MODULE + "\n"
+                + BRIDGE_MODULE + ".offer(" + STORE_VARIABLE + ", " + METRICS_VARIABLE + ", "
                 + LIST_TAIL_VARIABLE + ")\n"
                 + "del " + STORE_VARIABLE + ", " + METRICS_VARIABLE + ", " + LIST_TAIL_VARIABLE);
         super.openPythonInterpreter();
+        direct = DirectElementCall.over(interpreter, inputTypeInfo, getProducedType());
     }
 
     @Override
