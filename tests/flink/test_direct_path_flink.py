@@ -1,6 +1,6 @@
 """MemoryAgentOperator hands each element to PyFlink's Python operation in one call
 (DirectEntry), and what a job emits is what PyFlink's own path would: outputs, a Python map
-PyFlink chains after the agent, and the dead-letter side output."""
+after the agent, and the dead-letter side output."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def test_every_element_goes_through_the_direct_entry():
     assert sorted(outputs) == ["a:1:True", "a:3:True", "b:2:True"]
 
 
-def test_a_chained_python_map_and_dead_letters_come_out_as_before():
+def test_a_python_map_after_the_agent_and_dead_letters_come_out_as_before():
     env = jobs.make_env(parallelism=1)
     agents_env = AgentsExecutionEnvironment.get_execution_environment(env)
     ds = env.from_collection(["a|1", "a|bad", "b|2"], type_info=Types.STRING())

@@ -1,5 +1,6 @@
 package io.flinkagentsmemory.operator;
 
+import java.util.Arrays;
 import java.util.List;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -45,17 +46,19 @@ final class DirectElementCall<IN, OUT> {
     /** Runs the operation on {@code value} and emits its outputs. */
     void process(IN value, TimestampedCollector<OUT> collector) {
         Object outputs = interpreter.invokeMethod(ENTRY, "process_element", new Object[] {input.toExternal(value)});
+        List<?> items;
         if (outputs instanceof Object[] array) {
-            for (Object each : array) {
-                collector.collect(output.toInternal(each));
-            }
+            items = Arrays.asList(array);
         } else if (outputs instanceof List<?> list) {
-            for (Object each : list) {
-                collector.collect(output.toInternal(each));
-            }
-        } else if (outputs != null) {
+            items = list;
+        } else if (outputs == null) {
+            return;
+        } else {
             throw new IllegalStateException("Python returned " + outputs.getClass().getName()
                     + " for an element's outputs, not a list");
+        }
+        for (Object each : items) {
+            collector.collect(output.toInternal(each));
         }
     }
 }
