@@ -19,20 +19,25 @@ import org.apache.lucene.util.Bits;
 /**
  * A kNN query whose HNSW beam shrinks with the segment: the largest segment of the index is
  * searched with all {@code candidates} (by default its calibrated beam, {@link CalibratedBeams}),
- * a segment of a fraction f of its vectors with
- * {@code candidates * sqrt(f)}, never fewer than {@code limit}. Lucene 9 searches every segment
- * with the full beam, so each small segment costs as much as the big one (~0.5–1 ms at 100
- * candidates, 384 dims); the square root keeps small segments' own recall high, since their
- * share of the true top-k is small but not zero. A segment small for its beam
- * ({@link #searchesExactly}) is scanned instead, which also finds its exact top k: there a graph
- * search visits most of the vectors anyway, in random order, where the scan reads them in order
- * (docs/long_term_memory.md). So are the segments of {@link RecentDocuments}, which have no graph.
- * Lucene's exact fallback for segments the filter leaves few documents in is unchanged.
+ * a segment of a fraction f of its vectors with {@code candidates * f^0.75}, never fewer than
+ * {@code limit}. Lucene 9 searches every segment with the full beam, so each small segment costs
+ * as much as the big one (~0.5–1 ms at 100 candidates, 384 dims); a small segment holds about f
+ * of the true top k, and the exponent below 1 keeps its own recall high. A square root, tried
+ * first, costs a write stream's leftover segments a third more time for no recall on clustered
+ * data (docs/long_term_memory.md). A segment small for its beam ({@link #searchesExactly},
+ * judged at the square-root share) is scanned instead, which also finds its exact top k: there a
+ * graph search visits most of the vectors anyway, in random order, where the scan reads them in
+ * order. So are the segments of {@link RecentDocuments}, which have no graph. Lucene's exact
+ * fallback for segments the filter leaves few documents in is unchanged.
  */
 final class SegmentScaledKnnQuery extends KnnFloatVectorQuery {
 
     /** A segment of at most this many vectors per beam slot is scanned, not searched by graph. */
     static final int EXACT_VECTORS_PER_BEAM = 32;
+    /** A segment's graph beam is the candidates times its share of the vectors to this power. */
+    static final double BEAM_EXPONENT = 0.75;
+    /** Whether a segment is scanned is judged at this power's beam, as it was before the graph beam shrank. */
+    static final double SCAN_EXPONENT = 0.5;
 
     private final float[] target;
     private final int limit;
@@ -72,12 +77,25 @@ final class SegmentScaledKnnQuery extends KnnFloatVectorQuery {
                 : CalibratedBeams.SHARED.beam(largest, field, SearchOptions.DEFAULT_VECTOR_CANDIDATES);
     }
 
-    /** The beam for a segment of {@code vectors} when the largest one holds {@code largest}. */
+    /** The graph beam for a segment of {@code vectors} when the largest one holds {@code largest}. */
     static int beam(int candidates, int limit, int vectors, int largest) {
+        return share(candidates, limit, vectors, largest, BEAM_EXPONENT);
+    }
+
+    /**
+     * The beam a segment's scan is weighed against: the square-root share keeps the segments
+     * scanned that a narrower beam would send to a graph search for a little time and a loss of
+     * their exact top k (the several small segments of VectorRecallTest).
+     */
+    static int scanBeam(int candidates, int limit, int vectors, int largest) {
+        return share(candidates, limit, vectors, largest, SCAN_EXPONENT);
+    }
+
+    private static int share(int candidates, int limit, int vectors, int largest, double exponent) {
         if (vectors >= largest) {
             return candidates;
         }
-        int scaled = (int) Math.ceil(candidates * Math.sqrt((double) vectors / largest));
+        int scaled = (int) Math.ceil(candidates * Math.pow((double) vectors / largest, exponent));
         return Math.max(Math.min(limit, candidates), Math.min(candidates, scaled));
     }
 
@@ -111,11 +129,11 @@ final class SegmentScaledKnnQuery extends KnnFloatVectorQuery {
         if (values == null || values.size() == 0) {
             return TopDocsCollector.EMPTY_TOPDOCS;
         }
-        int beam = beam(k, limit, values.size(), largest);
-        if (RecentDocuments.isRecentSegment(reader) || searchesExactly(values.size(), beam)) {
+        int vectors = values.size();
+        if (RecentDocuments.isRecentSegment(reader) || searchesExactly(vectors, scanBeam(k, limit, vectors, largest))) {
             return exactSearch(context, accepted(acceptDocs, reader.maxDoc()), null);
         }
-        TopKnnCollector collector = new TopKnnCollector(beam, visitedLimit);
+        TopKnnCollector collector = new TopKnnCollector(beam(k, limit, vectors, largest), visitedLimit);
         reader.searchNearestVectors(field, target, collector, acceptDocs);
         TopDocs results = collector.topDocs();
         return results != null ? results : TopDocsCollector.EMPTY_TOPDOCS;

@@ -31,9 +31,16 @@ class SegmentScaledKnnQueryTest {
     }
 
     @Test
-    void smallerSegmentsGetTheSquareRootShare() {
-        assertEquals(50, SegmentScaledKnnQuery.beam(100, 10, 20_000, 80_000));
-        assertEquals(25, SegmentScaledKnnQuery.beam(100, 10, 5_000, 80_000));
+    void smallerSegmentsGetTheirShareToThePowerThreeQuarters() {
+        assertEquals(36, SegmentScaledKnnQuery.beam(100, 10, 20_000, 80_000));
+        assertEquals(13, SegmentScaledKnnQuery.beam(100, 10, 5_000, 80_000));
+    }
+
+    @Test
+    void whetherToScanIsWeighedAgainstTheSquareRootShare() {
+        assertEquals(50, SegmentScaledKnnQuery.scanBeam(100, 10, 20_000, 80_000));
+        assertEquals(25, SegmentScaledKnnQuery.scanBeam(100, 10, 5_000, 80_000));
+        assertEquals(10, SegmentScaledKnnQuery.scanBeam(100, 10, 10, 80_000));
     }
 
     @Test

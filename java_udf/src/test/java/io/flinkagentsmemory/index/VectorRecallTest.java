@@ -3,15 +3,18 @@ package io.flinkagentsmemory.index;
 import static io.flinkagentsmemory.index.TestDocs.exactTop;
 import static io.flinkagentsmemory.index.TestDocs.unitVector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -31,6 +34,9 @@ class VectorRecallTest {
     private static final int BATCH = 1_000;
     private static final long NEVER_QUIET = 3_600_000;
     private static final int NARROW_BEAM = 20;
+    /** Written after the fold, one segment each: big enough to be searched by graph, not scanned. */
+    private static final int LATER_SEGMENTS = 3;
+    private static final int LATER_SEGMENT_DOCS = 4_000;
 
     @TempDir
     Path dir;
@@ -63,6 +69,42 @@ class VectorRecallTest {
                 System.out.printf("VECTOR recall@%d folded at vector_candidates %d: %.4f%n", K, NARROW_BEAM, narrow);
                 assertTrue(narrow < 0.9, "a beam of " + NARROW_BEAM + " gave recall " + narrow);
             }
+        }
+    }
+
+    /**
+     * A folded index and the segments written since, as a write stream leaves it: each segment is
+     * searched by graph, the later ones with a beam narrowed to their share of the vectors
+     * (SegmentScaledKnnQuery), and together they still find the true top 10.
+     */
+    @Test
+    void recallAtTenOnAFoldedIndexAndTheSegmentsWrittenSince() throws Exception {
+        Random random = new Random(99);
+        float[][] folded = load(1, random);
+        try (KeyGroupIndex index = KeyGroupIndex.open(dir, 0, KeyGroupIndex.DEFAULT_RAM_BUFFER_MB, 0)) {
+            index.awaitMerges();
+            assertEquals(1, index.segmentCount(), "a quiet index is folded into one segment");
+        }
+        float[][] vectors = Arrays.copyOf(folded, DOCS + LATER_SEGMENTS * LATER_SEGMENT_DOCS);
+        try (KeyGroupIndex index = KeyGroupIndex.open(dir, 0, KeyGroupIndex.DEFAULT_RAM_BUFFER_MB, NEVER_QUIET)) {
+            for (int s = 0; s < LATER_SEGMENTS; s++) {
+                List<MemoryDocument> batch = new ArrayList<>();
+                for (int i = DOCS + s * LATER_SEGMENT_DOCS; i < DOCS + (s + 1) * LATER_SEGMENT_DOCS; i++) {
+                    vectors[i] = unitVector(random, DIM);
+                    batch.add(new MemoryDocument("" + i, "k0", 0, "m", vectors[i], "{}", null, null, null,
+                            MemoryDocument.NEVER));
+                }
+                index.addAll(batch);
+                index.commit();
+            }
+            index.awaitMerges();
+            int segments = index.segmentCount();
+            assertTrue(segments > 1, "expected the folded segment and later ones, got " + segments);
+            int smallestBeam = SegmentScaledKnnQuery.scanBeam(SearchOptions.DEFAULT_VECTOR_CANDIDATES, K,
+                    LATER_SEGMENT_DOCS, DOCS);
+            assertFalse(SegmentScaledKnnQuery.searchesExactly(LATER_SEGMENT_DOCS, smallestBeam),
+                    "the later segments should be searched by graph");
+            assertRecall(index, vectors, 1, random, "folded + " + (segments - 1) + " later segment(s)");
         }
     }
 
