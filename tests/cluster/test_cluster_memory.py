@@ -269,13 +269,20 @@ def test_kill_9_whole_cluster_resumes_from_retained_checkpoint(flink_cluster, or
     config = cluster.rest_get(flink_cluster, f"/jobs/{job_id}/checkpoints/config")
     assert config["externalization"] == {"enabled": True, "delete_on_cancellation": False}
     assert "RocksDB" in config["state_backend"], config["state_backend"]
+    # Flink counts a checkpoint completed once its _metadata is committed; the disk is asked too,
+    # so that a failure below says whether the kill, not the wait, lost it.
     wait_until(lambda: completed_checkpoints(flink_cluster, job_id)["counts"]["completed"] >= 2
+               and cluster.latest_checkpoint(checkpoints / job_id) is not None
                and progress(out) >= N // 3, JOB_TIMEOUT, "two completed checkpoints mid-stream")
+    before_kill = completed_checkpoints(flink_cluster, job_id)["latest"]["completed"]
     killed = cluster.kill_all(flink_cluster)
     killed_at, processed_before = time.monotonic(), len(read_digests(out))
     assert "jobmanager" in killed and len(killed) >= 3, killed
     latest = cluster.latest_checkpoint(checkpoints / job_id)
-    assert latest is not None, f"no complete checkpoint retained in {checkpoints / job_id}"
+    assert latest is not None, (
+        f"no complete checkpoint retained in {checkpoints / job_id} after the kill; Flink's "
+        f"latest completed before it: {before_kill and before_kill['external_path']}; on disk: "
+        f"{sorted(str(p.relative_to(checkpoints)) for p in checkpoints.rglob('*'))[:40]}")
 
     cluster.start(flink_cluster, timeout=180)
     resumed = submit(flink_cluster, out, *args, parallelism=2, savepoint=str(latest))
