@@ -3,7 +3,6 @@ memory design's MemoryRef)."""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -53,8 +52,18 @@ def stored_type_name(value: Any) -> str:
     return kind.__name__
 
 
-@lru_cache(maxsize=4096)
-def memory_ref(path: str, type_name: str) -> MemoryRef:
-    """A shared MemoryRef: every ``set`` returns one, and the same few paths repeat for every
-    key, so building a pydantic model each time would cost more than the state access."""
-    return MemoryRef(path=path, type_name=type_name)
+_MAX_SHARED_REFS = 4096
+_shared_refs: dict[tuple[str, type], MemoryRef] = {}
+
+
+def ref_to(path: str, value: Any) -> MemoryRef:
+    """A shared MemoryRef to ``value`` stored at ``path``: every ``set`` returns one, and the
+    same few paths repeat for every key, so building a pydantic model each time would cost more
+    than the state access. Cached by the value's type, which alone decides its type name."""
+    ref = _shared_refs.get((path, type(value)))
+    if ref is None:
+        if len(_shared_refs) >= _MAX_SHARED_REFS:
+            _shared_refs.clear()
+        ref = MemoryRef(path=path, type_name=stored_type_name(value))
+        _shared_refs[(path, type(value))] = ref
+    return ref

@@ -12,6 +12,7 @@ import base64
 import importlib
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -115,7 +116,8 @@ def from_json_value(data: Any) -> Any:
 
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
 _decode = json.JSONDecoder().decode
-_encode_str = json.encoder.encode_basestring  # type: ignore[attr-defined]
+#: The JSON of a str: what :func:`dumps` gives for one, without its type dispatch.
+dumps_str: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
 _NUMBER_START = frozenset("-0123456789")
 
 
@@ -124,7 +126,7 @@ def dumps(value: Any) -> str:
     every state access); the output is the same JSON either way."""
     kind = type(value)
     if kind is str:
-        return _encode_str(value)
+        return dumps_str(value)
     if kind is int:
         return int.__repr__(value)
     if kind is bool:

@@ -22,7 +22,7 @@ from .limits import MemoryLimits
 from .list_retention import ListRetention
 from .memory_object import MemoryObject
 from .recent import newest, require_count
-from .ref import MemoryRef, memory_ref, stored_type_name
+from .ref import MemoryRef, ref_to
 from .store import KeyValueStore
 from .validation import DEFAULT_LIMITS, check_str, check_value
 
@@ -82,6 +82,9 @@ class ShortTermMemory:
         self._listener = listener
         self._list_retention = list_retention
         self._limits = limits
+        self._max_path_chars = limits.max_path_chars
+        #: An int of fewer digits than this needs no further check.
+        self._int_bound = 10 ** limits.max_int_digits
 
     def _check_new_path(self, full: str) -> None:
         if len(full) > self._limits.max_path_chars:
@@ -104,8 +107,15 @@ class ShortTermMemory:
         self._store.put(path, _OBJECT + json.dumps(names, separators=(",", ":")))
 
     def _encode_value(self, path: str, value: Any) -> str:
-        check_value(value, f"value for '{path}'", self._limits)
-        text = serialization.dumps(value)
+        kind = type(value)
+        # The common values, checked inline: ASCII text and ints within max_int_digits.
+        if kind is str and value.isascii():
+            text = serialization.dumps_str(value)
+        elif kind is int and -self._int_bound < value < self._int_bound:
+            text = int.__repr__(value)
+        else:
+            check_value(value, f"value for '{path}'", self._limits)
+            text = serialization.dumps(value)
         # UTF-8 takes at most 4 bytes a character: most values need no size computed.
         if len(text) * 4 <= self._max_value_bytes:
             return _VALUE + text
@@ -162,12 +172,13 @@ class ShortTermMemory:
                 or ".." in path or not path.isascii():
             check_path(path)  # raises the precise error (or passes non-ASCII valid text)
         full = f"{base}.{path}" if base else path
-        self._check_new_path(full)
+        if len(full) > self._max_path_chars:
+            self._check_new_path(full)
         if type(value) not in _PLAIN and isinstance(value, MemoryObject):
             snapshot = _snapshot(value)
             self._new_object(base, path.split("."), full, overwrite=True)
             self._restore_snapshot(full, snapshot)
-            return memory_ref(full, "MemoryObject")
+            return MemoryRef(path=full, type_name="MemoryObject")
         if self._list_retention is not None and isinstance(value, (list, tuple)):
             value = self._list_retention.apply(full, list(value))
         encoded = self._encode_value(full, value)
@@ -188,7 +199,7 @@ class ShortTermMemory:
             self._store.put(full, encoded)
         if self._listener is not None:
             self._listener("set", full, None if old is None or old[0] else old[1], value)
-        return memory_ref(full, stored_type_name(value))
+        return ref_to(full, value)
 
     def _restore_snapshot(self, path: str, snapshot: dict[str, Any]) -> None:
         for name, value in snapshot.items():

@@ -249,6 +249,9 @@ def memory_of(runner: LocalAgentRunner, key: str = "k") -> tuple[dict, list]:
     ("set", "x\ud800", MemoryValueError, "value for 'bad' holds a lone surrogate"),
     ("set", {"deep": nested(40)}, MemoryValueError, "value for 'bad' is nested deeper"),
     ("set", 10 ** 4000, MemoryValueError, "value for 'bad' is an int"),
+    ("set", 10 ** 100, MemoryValueError, "value for 'bad' is an int of 333 bits"),
+    ("set", -(10 ** 100), MemoryValueError, "value for 'bad' is an int of 333 bits"),
+    ("set", "x" * 2000, MemoryValueError, "value for 'bad' is 2002 bytes encoded"),
     ("set", [float("-inf")], TypeError, r"value for 'bad'\[0\] is -inf"),
     ("path", "a.\ud800", MemoryPathError, "memory path .* lone surrogate"),
     ("path", "p" * 1025, MemoryPathError, "over max_path_chars=1024"),
@@ -265,6 +268,16 @@ def test_bad_writes_fail_the_run_and_store_nothing(kind, payload, error, message
         runner.run("k", (kind, payload))
     assert isinstance(info.value.__cause__, error)
     assert memory_of(runner) == before
+
+
+@pytest.mark.parametrize("value", [10 ** 100 - 1, -(10 ** 100 - 1), True, "é" * 10, "x" * 998])
+def test_values_at_the_limits_are_stored_as_they_are(value):
+    """ASCII text and ints take a fast path past the checks: its bounds are the limits'."""
+    runner = LocalAgentRunner(Writer(), AgentConfig(max_value_bytes=1000))
+    runner.run("k", ("set", value))
+    stored = runner.ctx.get_short_term_memory()
+    runner.states.set_key("k")
+    assert type(stored.get("bad")) is type(value) and stored.get("bad") == value
 
 
 def test_dead_letter_of_a_huge_input_is_bounded():
