@@ -109,6 +109,9 @@ class RunBuffer:
 
         Several puts go in one ``put_all`` where the store has it: each call into Flink's
         state crosses from Python into Java, which costs more than the put itself."""
+        if not self._dirty:  # most runs leave most buffers unwritten
+            self._local.clear()
+            return 0
         written = 0
         puts: dict[str, str] = {}
         for key in self._dirty:

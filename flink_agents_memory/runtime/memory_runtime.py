@@ -66,6 +66,10 @@ class CommitPlan:
             write()
 
 
+#: The plan of a run that touched no history and no long-term memory (shared, never changed).
+NOTHING_TO_WRITE = CommitPlan()
+
+
 class StateFactory:
     """Creates the keyed states (Flink's in a job, in-memory ones in unit tests)."""
 
@@ -189,9 +193,9 @@ class MemoryRuntime:
     def prepare_commit(self) -> CommitPlan:
         """Everything that can fail on bad input (reducers, embedding, checks), in the phases
         of the module docstring; writes nothing."""
-        plan = CommitPlan()
         if not self._touched:
-            return plan
+            return NOTHING_TO_WRITE
+        plan = CommitPlan()
         plan.histories = self._prepare_evictions()
         plan.index = self._prepare_long_term()
         if self._timers is not None and not self._maintaining and (
@@ -248,7 +252,8 @@ class MemoryRuntime:
     def write(self, plan: CommitPlan, timed: bool = False) -> None:
         """Apply a prepared plan, then the meta and short-term maps (``timed``: this run's
         flush is a histogram sample)."""
-        plan.apply()
+        if plan is not NOTHING_TO_WRITE:
+            plan.apply()
         # flushed even without writes: that also drops the run's cached reads of this key
         self.meta.flush()
         if self.access is not None:

@@ -31,7 +31,8 @@ class RunContext(RunnerContext):
     def begin(self, key: Callable[[], Any], now_ms: int, value: Any = None) -> None:
         """Start a run for the key ``key()`` returns, at time ``now_ms``, on input ``value``."""
         self._scope.begin(key, now_ms)
-        self._sent = []
+        if self._sent:  # a failed run's events (take_sent_events leaves a new list)
+            self._sent = []
         sensory = self.runtime.sensory
         if sensory.enabled:
             sensory.record(InputEvent(input=value))
