@@ -48,10 +48,8 @@ class SensoryMemory:
         self._max_bytes = max_bytes
         self._scratch_store = DictStore()
         self.scratch: MemoryObject = StoredMemoryObject(ShortTermMemory(self._scratch_store))
-
-    @property
-    def enabled(self) -> bool:
-        return self._window is not None
+        #: Whether runs are recorded (a window is configured); read at every run's start.
+        self.enabled = window is not None
 
     def record(self, event: Event) -> None:
         """Keep ``event`` in the window as ``{"type": class name, "data": its fields}`` (fields
