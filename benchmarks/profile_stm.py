@@ -12,8 +12,8 @@ with ``perf_counter_ns`` timers, so the parts are measured on the real path:
 * ``process_element``: the Python call the operator makes per event;
 * ours: ``run`` (the event loop, action included), ``action`` (the action body: the
   short-term memory layer and its state reads), ``state_get`` / ``state_put`` (the MapState
-  calls into Java), ``commit`` (``MemoryRuntime.write``: the run buffer's flush, its puts
-  included).
+  calls into Java, ``putAll`` included), ``commit`` (``MemoryRuntime.write``: the run
+  buffer's flush, its puts included).
 
 Timers cost about 0.1 us each, so each part carries a little of its own measurement; the
 figures are for finding where time goes, bench_stm's untimed jobs are the throughput.
@@ -104,8 +104,10 @@ def install() -> None:
 
     def timed_store(self: Any, map_state: Any) -> None:
         init(self, map_state)
-        for method, part in (("get", "state_get"), ("put", "state_put")):
-            setattr(self, method, _timed_call(getattr(self, method), part))
+        for method, part in (("get", "state_get"), ("put", "state_put"),
+                             ("put_all", "state_put")):
+            if getattr(self, method) is not None:
+                setattr(self, method, _timed_call(getattr(self, method), part))
 
     MapStateStore.__init__ = timed_store  # type: ignore[method-assign]
     process = AgentProcessFunction.process_element
