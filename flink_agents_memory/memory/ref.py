@@ -60,10 +60,10 @@ def ref_to(path: str, value: Any) -> MemoryRef:
     """A shared MemoryRef to ``value`` stored at ``path``: every ``set`` returns one, and the
     same few paths repeat for every key, so building a pydantic model each time would cost more
     than the state access. Cached by the value's type, which alone decides its type name."""
-    ref = _shared_refs.get((path, type(value)))
+    key = (path, type(value))
+    ref = _shared_refs.get(key)
     if ref is None:
         if len(_shared_refs) >= _MAX_SHARED_REFS:
             _shared_refs.clear()
-        ref = MemoryRef(path=path, type_name=stored_type_name(value))
-        _shared_refs[(path, type(value))] = ref
+        ref = _shared_refs[key] = MemoryRef(path=path, type_name=stored_type_name(value))
     return ref

@@ -87,10 +87,10 @@ class ShortTermMemory:
         self._int_bound = 10 ** limits.max_int_digits
 
     def _check_new_path(self, full: str) -> None:
-        if len(full) > self._limits.max_path_chars:
+        if len(full) > self._max_path_chars:
             raise MemoryPathError(
                 f"memory path {full[:80]!r}... has {len(full)} chars, over max_path_chars="
-                f"{self._limits.max_path_chars}"
+                f"{self._max_path_chars}"
             )
 
     # -- raw entries -------------------------------------------------------------------------

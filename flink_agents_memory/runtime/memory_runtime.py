@@ -252,8 +252,7 @@ class MemoryRuntime:
     def write(self, plan: CommitPlan, timed: bool = False) -> None:
         """Apply a prepared plan, then the meta and short-term maps (``timed``: this run's
         flush is a histogram sample)."""
-        if plan is not NOTHING_TO_WRITE:
-            plan.apply()
+        plan.apply()
         # flushed even without writes: that also drops the run's cached reads of this key
         self.meta.flush()
         if self.access is not None:

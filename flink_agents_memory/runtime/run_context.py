@@ -31,7 +31,9 @@ class RunContext(RunnerContext):
     def begin(self, key: Callable[[], Any], now_ms: int, value: Any = None) -> None:
         """Start a run for the key ``key()`` returns, at time ``now_ms``, on input ``value``."""
         self._scope.begin(key, now_ms)
-        if self._sent:  # a failed run's events (take_sent_events leaves a new list)
+        # A guard: the agent loop takes each action's events and rollback drops a failed
+        # run's, so this list is empty here and is replaced only if that ever breaks.
+        if self._sent:
             self._sent = []
         sensory = self.runtime.sensory
         if sensory.enabled:
