@@ -50,8 +50,12 @@ class AgentMetrics(Protocol):
         """``samples``: native-endian int64 values (``array("q").tobytes()``)."""
 
 
-class ListStateTail(Protocol):
-    """``io.flinkagentsmemory.operator.ListStateTail``: the newest ``n`` elements of a Java
-    ListState, without converting the whole list into Python."""
+class StateReads(Protocol):
+    """``io.flinkagentsmemory.operator.StateReads``: reads of a Java keyed state in one call
+    into Java, where PyFlink's wrapper would cross once per element or key."""
 
-    def tail(self, state: Any, n: int) -> list[str]: ...
+    def tail(self, state: Any, n: int) -> list[str]:
+        """The newest ``n`` elements of a ListState, oldest first."""
+
+    def getAll(self, state: Any, keys: list[str]) -> list[str | None]:
+        """The values of ``keys`` in a MapState, in order; None where absent."""

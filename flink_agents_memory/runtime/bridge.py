@@ -13,18 +13,18 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from ..jvm import AgentMetrics, ListStateTail, LongTermMemoryStore
+from ..jvm import AgentMetrics, LongTermMemoryStore, StateReads
 
 _local = threading.local()
 
-Offered = tuple[LongTermMemoryStore | None, AgentMetrics | None, ListStateTail | None]
+Offered = tuple[LongTermMemoryStore | None, AgentMetrics | None, StateReads | None]
 
 
 def offer(store: LongTermMemoryStore | None, metrics: AgentMetrics | None = None,
-          list_tail: ListStateTail | None = None) -> None:
+          state_reads: StateReads | None = None) -> None:
     """Called by the operator (Java) with this subtask's LongTermMemoryStore, AgentMetrics and
-    ListStateTail."""
-    _local.objects = (store, metrics, list_tail)
+    StateReads."""
+    _local.objects = (store, metrics, state_reads)
 
 
 def on_checkpoint_call(callback: Callable[[], None]) -> None:
@@ -40,7 +40,7 @@ def on_checkpoint() -> None:
 
 
 def take() -> Offered:
-    """``(store, metrics, list_tail)`` offered on this thread, once; Nones when not run by the
+    """``(store, metrics, state_reads)`` offered on this thread, once; Nones when not run by the
     operator."""
     objects = getattr(_local, "objects", (None, None, None))
     _local.objects = (None, None, None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from functools import partial
 from typing import Any
 
 from pyflink.common.typeinfo import Types
@@ -12,7 +13,7 @@ from pyflink.datastream.state import ListStateDescriptor, MapStateDescriptor
 
 from ..agent import Agent
 from ..errors import ConfigurationError
-from ..jvm import ListStateTail
+from ..jvm import StateReads
 from ..memory.recent import newest
 from ..memory.sensory import storable
 from ..memory.serialization import dumps, register_type
@@ -38,22 +39,22 @@ def dead_letter_json(letter: DeadLetter) -> str:
 
 
 class FlinkListState:
-    """A PyFlink ListState whose ``tail(n)`` runs in Java (the operator's ListStateTail):
+    """A PyFlink ListState whose ``tail(n)`` runs in Java (the operator's StateReads):
     PyFlink's ``get()`` converts every element to Python, so a history's ``get_recent(5)``
     would otherwise cost as much as its capacity."""
 
-    def __init__(self, state: Any, list_tail: ListStateTail | None) -> None:
+    def __init__(self, state: Any, state_reads: StateReads | None) -> None:
         self._state = state
         self._java_state = java_state(state)
-        self._list_tail = list_tail if self._java_state is not None else None
+        self._state_reads = state_reads if self._java_state is not None else None
 
     def get(self) -> Iterable[str] | None:
         return self._state.get()
 
     def tail(self, n: int) -> list[str]:
-        if self._list_tail is None:  # not hosted by MemoryAgentOperator
+        if self._state_reads is None:  # not hosted by MemoryAgentOperator
             return newest(list(self._state.get() or []), n)
-        return list(self._list_tail.tail(self._java_state, n))
+        return list(self._state_reads.tail(self._java_state, n))
 
     def add_all(self, values: list[str]) -> None:
         self._state.add_all(values)
@@ -69,10 +70,12 @@ class FlinkStates(StateFactory):
     """Keyed states of the runtime context, all with string values (see docs/architecture.md)."""
 
     def __init__(self, runtime_context: RuntimeContext, config: AgentConfig,
-                 list_tail: ListStateTail | None = None) -> None:
+                 state_reads: StateReads | None = None) -> None:
         self._rc = runtime_context
         self._ttl = config.state_ttl.to_flink() if config.state_ttl else None
-        self._list_tail = list_tail
+        self._ttl_restarts_on_read = (config.state_ttl is not None
+                                      and config.state_ttl.update_type == "on_read_and_write")
+        self._state_reads = state_reads
 
     def _with_ttl(self, descriptor: Any) -> Any:
         if self._ttl is not None:
@@ -82,11 +85,18 @@ class FlinkStates(StateFactory):
     def map_state(self, name: str) -> MapStateStore:
         descriptor = self._with_ttl(MapStateDescriptor(name, Types.STRING(), Types.STRING()))
         state = self._rc.get_map_state(descriptor)
-        return MapStateStore(java_state(state) or state)
+        java = java_state(state)
+        if java is None:
+            return MapStateStore(state)
+        reads = self._state_reads
+        # A read ahead would restart the TTL clock of paths the run never reads.
+        if reads is None or self._ttl_restarts_on_read:
+            return MapStateStore(java)
+        return MapStateStore(java, partial(reads.getAll, java))
 
     def list_state(self, name: str) -> FlinkListState:
         descriptor = self._with_ttl(ListStateDescriptor(name, Types.STRING()))
-        return FlinkListState(self._rc.get_list_state(descriptor), self._list_tail)
+        return FlinkListState(self._rc.get_list_state(descriptor), self._state_reads)
 
 
 class AgentProcessFunction(KeyedProcessFunction):
@@ -99,11 +109,11 @@ class AgentProcessFunction(KeyedProcessFunction):
     def open(self, runtime_context: RuntimeContext) -> None:
         for cls in self._agent.memory_types:
             register_type(cls)
-        store, sink, list_tail = bridge.take()
+        store, sink, state_reads = bridge.take()
         config = self._config
         metrics = MetricsRecorder(sink, config.metrics_flush_ms / 1000, enabled=config.metrics)
         self._metrics = metrics
-        wired = wire_agent(self._agent, config, FlinkStates(runtime_context, config, list_tail),
+        wired = wire_agent(self._agent, config, FlinkStates(runtime_context, config, state_reads),
                            store, metrics)
         self._executor = wired.executor
         self._runtime = wired.ctx.runtime

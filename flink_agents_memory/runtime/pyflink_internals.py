@@ -8,7 +8,7 @@ PyFlink offers no public way to do what the package needs here:
 * reach the live Java ``Configuration`` of an environment: :func:`j_env_configuration`;
 * call Flink 2's stop-with-savepoint, which PyFlink 2.3's ``JobClient`` calls with the wrong
   arguments: :func:`java_job_client`;
-* hand the Java state under a thread-mode state wrapper to Java helpers (ListStateTail) or
+* hand the Java state under a thread-mode state wrapper to Java helpers (StateReads) or
   call it directly (half the cost of PyFlink's converters for strings): :func:`java_state`.
 
 ``tests/unit/test_pinned_pyflink.py`` checks each of these against the installed PyFlink, and

@@ -8,6 +8,7 @@ import traceback
 from pathlib import Path
 
 import jobs
+import pytest
 import stm_scenarios
 from stm_scenarios import CustomDataSet
 
@@ -139,6 +140,52 @@ def test_one_thousand_keys_never_mix():
     for key, seen in final.items():
         i = int(key[1:])
         assert seen == [i + j * keys for j in range(per_key)]
+
+
+class ReadAheadAgent(Agent):
+    """Reads three paths a run, as the key's previous run wrote them, and reports what was read
+    ahead: the first read of each run after the first brings the others along (StateReads)."""
+
+    @action(InputEvent)
+    @staticmethod
+    def read_then_write(event, ctx):
+        seq = int(event.input.split("|")[1])
+        stm = ctx.get_short_term_memory()
+        last = stm.get("last")
+        read_ahead = sorted(ctx.runtime.stm_buffer._ahead)
+        seen = stm.get("seen")
+        owner = stm.get("profile.owner")
+        stm.set("last", seq)
+        stm.set("seen", [*(seen or []), seq])
+        stm.set("profile.owner", ctx.key)
+        ctx.send_event(OutputEvent(output=json.dumps(
+            {"key": ctx.key, "seq": seq, "last": last, "seen": seen, "owner": owner,
+             "read_ahead": read_ahead})))
+
+
+@pytest.mark.parametrize("ttl_update", [None, "on_create_and_write", "on_read_and_write"])
+def test_a_runs_reads_come_from_the_key_in_one_call_into_java(ttl_update):
+    keys, per_key = 200, 4
+    ttl = StateTtl(ttl_ms=3_600_000, update_type=ttl_update) if ttl_update else None
+    outputs = [json.loads(o) for o in jobs.run_agent(
+        ReadAheadAgent(), lambda env: jobs.sequence_source(env, keys * per_key, keys),
+        env=jobs.make_env(parallelism=2), config=AgentConfig(state_ttl=ttl),
+    )]
+    assert len(outputs) == keys * per_key
+    read_ahead_runs = 0
+    for out in outputs:
+        i, round_ = int(out["key"][1:]), out["seq"] // keys
+        previous = [i + j * keys for j in range(round_)]
+        assert out["seen"] == (previous or None), out
+        assert out["last"] == (previous[-1] if previous else None), out
+        assert out["owner"] == (out["key"] if previous else None), out
+        read_ahead_runs += bool(out["read_ahead"])
+    if ttl_update == "on_read_and_write":
+        # A read ahead would restart the clock of paths the run never reads.
+        assert read_ahead_runs == 0
+    else:
+        # Every run of a subtask after its first reads ahead (the paths its previous run read).
+        assert read_ahead_runs >= keys * per_key - 2
 
 
 class OrderAgent(Agent):

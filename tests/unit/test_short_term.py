@@ -224,3 +224,69 @@ def test_lone_surrogate_paths_are_refused_by_every_call(path):
         with pytest.raises(MemoryPathError, match="surrogate"):
             call()
     assert set(store.data) == {"", "é", "é.ok"}
+
+
+class ReadAheadStore(DictStore):
+    """A store with ``get_many`` that records every call into it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, object]] = []
+
+    def get(self, key):
+        self.calls.append(("get", key))
+        return super().get(key)
+
+    def get_many(self, keys):
+        self.calls.append(("get_many", list(keys)))
+        return [self.data.get(k) for k in keys]
+
+
+def test_run_buffer_reads_ahead_what_the_previous_run_read():
+    store = ReadAheadStore()
+    store.data.update({"a": "1", "b": "2", "c": "3"})
+    buffer = RunBuffer(store)
+    assert [buffer.get(k) for k in "abc"] == ["1", "2", "3"]
+    assert [name for name, _ in store.calls] == ["get"] * 3, "the first run has nothing to go on"
+    buffer.flush()
+    store.data["b"] = "changed between runs"
+    store.calls.clear()
+    assert [buffer.get(k) for k in "abc"] == ["1", "changed between runs", "3"]
+    assert store.calls == [("get_many", ["a", "b", "c"])]
+    buffer.flush()
+    store.calls.clear()
+    # A run that reads something else: one read ahead, then a call per unpredicted path.
+    assert buffer.get("d") is None and buffer.get("a") == "1" and buffer.get("e") is None
+    assert store.calls == [("get_many", ["a", "b", "c", "d"]), ("get", "e")]
+    assert buffer.reads == 3 + 3 + 4 + 1, "reads count the keys read, ahead or not"
+    buffer.discard()  # a failed run teaches the next one too
+    store.calls.clear()
+    assert buffer.get("a") == "1"
+    assert store.calls == [("get_many", ["d", "a", "e"])]
+
+
+def test_run_buffer_read_ahead_sees_the_runs_own_writes():
+    store = ReadAheadStore()
+    store.data.update({"a": "1", "b": "2"})
+    buffer = RunBuffer(store)
+    buffer.get("a"), buffer.get("b")
+    buffer.flush()
+    buffer.put("b", "mine")
+    buffer.remove("a")
+    assert buffer.get("a") is None and buffer.get("b") == "mine"
+    assert store.calls == [("get", "a"), ("get", "b")], "no read for paths the run wrote"
+    buffer.put("c", "new")
+    buffer.flush()
+    assert store.data == {"b": "mine", "c": "new"}
+
+
+def test_run_buffer_never_reads_long_values_ahead():
+    store = ReadAheadStore()
+    store.data.update({"short": "s", "long": "x" * 2000, "other": "o"})
+    buffer = RunBuffer(store)
+    for key in ("short", "long", "other"):
+        buffer.get(key)
+    buffer.flush()
+    store.calls.clear()
+    assert buffer.get("short") == "s" and buffer.get("long") == "x" * 2000
+    assert store.calls == [("get_many", ["short", "other"]), ("get", "long")]

@@ -37,7 +37,7 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
     /** Python reads the store and metrics from here (see flink_agents_memory/runtime/bridge.py). */
     static final String STORE_VARIABLE = "_flink_agents_memory_store";
     static final String METRICS_VARIABLE = "_flink_agents_memory_metrics";
-    static final String LIST_TAIL_VARIABLE = "_flink_agents_memory_list_tail";
+    static final String STATE_READS_VARIABLE = "_flink_agents_memory_state_reads";
     /** The bridge module's name in the interpreter (flink_agents_memory/runtime/bridge.py). */
     static final String BRIDGE_MODULE = "_fam_bridge";
 
@@ -147,11 +147,11 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
         longTermMemory.registerMetrics(metrics);
         interpreter.set(STORE_VARIABLE, longTermMemory.store());
         interpreter.set(METRICS_VARIABLE, metrics);
-        interpreter.set(LIST_TAIL_VARIABLE, new ListStateTail());
+        interpreter.set(STATE_READS_VARIABLE, new StateReads());
         interpreter.exec("import flink_agents_memory.runtime.bridge as " + BRIDGE_MODULE + "\n"
                 + BRIDGE_MODULE + ".offer(" + STORE_VARIABLE + ", " + METRICS_VARIABLE + ", "
-                + LIST_TAIL_VARIABLE + ")\n"
-                + "del " + STORE_VARIABLE + ", " + METRICS_VARIABLE + ", " + LIST_TAIL_VARIABLE);
+                + STATE_READS_VARIABLE + ")\n"
+                + "del " + STORE_VARIABLE + ", " + METRICS_VARIABLE + ", " + STATE_READS_VARIABLE);
         super.openPythonInterpreter();
         direct = DirectElementCall.over(interpreter, inputTypeInfo, getProducedType());
     }

@@ -5,13 +5,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.MapState;
 
 /**
- * Reads the newest elements of a keyed ListState for Python. PyFlink's ListState.get() converts
- * every element into a Python object, so a history's {@code get_recent(5)} would cost as much as
- * its capacity; here Java walks the list and only {@code n} elements cross into Python.
+ * Reads keyed state for Python in one call where PyFlink's state wrappers would take many. Each
+ * call from Python into Java costs several microseconds, more than the read itself: PyFlink's
+ * ListState.get() converts every element into a Python object, so a history's
+ * {@code get_recent(5)} would cost as much as its capacity, and a run reading several paths of
+ * short-term memory would cross once per path.
  */
-public final class ListStateTail {
+public final class StateReads {
 
     /** The last {@code n} elements of {@code state} for the current key, oldest first. */
     public <T> List<T> tail(ListState<T> state, int n) throws Exception {
@@ -34,5 +37,14 @@ public final class ListStateTail {
             last.addLast(element);
         }
         return new ArrayList<>(last);
+    }
+
+    /** The values of {@code keys} in {@code state} for the current key, in order; null where absent. */
+    public <K, V> List<V> getAll(MapState<K, V> state, List<K> keys) throws Exception {
+        List<V> values = new ArrayList<>(keys.size());
+        for (K key : keys) {
+            values.add(state.get(key));
+        }
+        return values;
     }
 }
