@@ -12,8 +12,8 @@ with ``perf_counter_ns`` timers, so the parts are measured on the real path:
 * ``process_element``: the Python call the operator makes per event;
 * ours: ``run`` (the event loop, action included), ``action`` (the action body: the
   short-term memory layer and its state reads), ``state_get`` / ``state_put`` (the MapState
-  calls into Java, ``putAll`` included), ``commit`` (``MemoryRuntime.write``: the run
-  buffer's flush, its puts included).
+  calls into Java, the read-ahead's ``get_many`` and ``putAll`` included), ``commit``
+  (``MemoryRuntime.write``: the run buffer's flush, its puts included).
 
 Timers cost about 0.1 us each, so each part carries a little of its own measurement; the
 figures are for finding where time goes, bench_stm's untimed jobs are the throughput.
@@ -102,10 +102,10 @@ def install() -> None:
     _timed(MemoryRuntime, "write", "commit")
     init = MapStateStore.__init__
 
-    def timed_store(self: Any, map_state: Any) -> None:
-        init(self, map_state)
-        for method, part in (("get", "state_get"), ("put", "state_put"),
-                             ("put_all", "state_put")):
+    def timed_store(self: Any, map_state: Any, get_many: Any = None) -> None:
+        init(self, map_state, get_many)
+        for method, part in (("get", "state_get"), ("get_many", "state_get"),
+                             ("put", "state_put"), ("put_all", "state_put")):
             if getattr(self, method) is not None:
                 setattr(self, method, _timed_call(getattr(self, method), part))
 
