@@ -143,7 +143,7 @@ def test_one_thousand_keys_never_mix():
 
 
 class ReadAheadAgent(Agent):
-    """Reads three paths a run, as the key's previous run wrote them, and reports what was read
+    """Reads four paths a run, as the key's previous run wrote them, and reports what was read
     ahead: the first read of each run after the first brings the others along (StateReads)."""
 
     @action(InputEvent)
@@ -155,12 +155,14 @@ class ReadAheadAgent(Agent):
         read_ahead = sorted(ctx.runtime.stm_buffer._ahead)
         seen = stm.get("seen")
         owner = stm.get("profile.owner")
+        greeting = stm.get("profile.prénom")  # a non-ASCII path crosses into Java in the list
         stm.set("last", seq)
         stm.set("seen", [*(seen or []), seq])
         stm.set("profile.owner", ctx.key)
+        stm.set("profile.prénom", f"Grüße {ctx.key}")
         ctx.send_event(OutputEvent(output=json.dumps(
             {"key": ctx.key, "seq": seq, "last": last, "seen": seen, "owner": owner,
-             "read_ahead": read_ahead})))
+             "greeting": greeting, "read_ahead": read_ahead})))
 
 
 @pytest.mark.parametrize("ttl_update", [None, "on_create_and_write", "on_read_and_write"])
@@ -179,7 +181,10 @@ def test_a_runs_reads_come_from_the_key_in_one_call_into_java(ttl_update):
         assert out["seen"] == (previous or None), out
         assert out["last"] == (previous[-1] if previous else None), out
         assert out["owner"] == (out["key"] if previous else None), out
+        assert out["greeting"] == (f"Grüße {out['key']}" if previous else None), out
         read_ahead_runs += bool(out["read_ahead"])
+        if previous and ttl_update != "on_read_and_write":
+            assert {"seen", "profile.owner", "profile.prénom"} <= set(out["read_ahead"]), out
     if ttl_update == "on_read_and_write":
         # A read ahead would restart the clock of paths the run never reads.
         assert read_ahead_runs == 0
