@@ -190,8 +190,9 @@ def _plain_text(r: dict[str, Any]) -> str:
         f"{fmt_ratio(ratio_of(h['ours']['steady_events_per_s'], p))} of it ours. A "
         "framework written in Python on PyFlink's thread mode pays the same source, key "
         "selector, operator and state access plus its own work, so its steady ratio to "
-        "flink-agents exceeds plain state's only where it does less work in Java per event "
-        "than the plain function does (ours writes a run's values in one state call).")
+        "flink-agents exceeds plain state's only where it crosses into Java fewer times per "
+        "event than the plain function does (ours reads a run's paths in one state call, once "
+        "the previous run has read the same ones, and writes its values in one).")
 
 
 def markdown(r: dict[str, Any]) -> str:
