@@ -1,6 +1,7 @@
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.Random;
 
 import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
@@ -20,35 +21,43 @@ import io.flinkagentsmemory.index.BeamCalibration;
  * noise 0.05 per dimension), or 384-dim rows from a file of little-endian float32 ({@code file:PATH},
  * n + 500 rows, the last 500 the queries: {@code python -m benchmarks.text_shaped --write PATH
  * --count N} writes text-shaped ones, {@code --real} the real turns and 500 of their questions).
+ * Search beams 100, 150 and 200, or those of an optional fifth argument ({@code 100,200,400}).
  * It also prints the beam {@code BeamCalibration} picks with the first 64 queries as its sample,
  * to read against the recall of all 500. Outside Flink, one thread. docs/long_term_memory.md
  * quotes runs.
  *
  * <pre>
  * make jar
- * javac -cp java_udf/target/flink-agents-memory-java-0.1.0.jar -d java_udf/target/graph-density \
+ * CP=java_udf/target/flink-agents-memory-java-0.1.0.jar:$(ls .venv/lib/python3.11/site-packages/pyflink/lib/flink-dist-*.jar)
+ * javac -cp $CP -d java_udf/target/graph-density \
  *     benchmarks/java/GraphDensity.java benchmarks/java/BenchVectors.java benchmarks/java/OneSegmentIndex.java
- * java -cp java_udf/target/flink-agents-memory-java-0.1.0.jar:java_udf/target/graph-density GraphDensity uniform64 20000 16 100
- * java -cp java_udf/target/flink-agents-memory-java-0.1.0.jar:java_udf/target/graph-density GraphDensity clustered384 100000 32 200
+ * java -cp $CP:java_udf/target/graph-density GraphDensity uniform64 20000 16 100
+ * java -cp $CP:java_udf/target/graph-density GraphDensity clustered384 100000 32 200
  * python -m benchmarks.text_shaped --write java_udf/target/real-turns.f32 --real
- * java -cp java_udf/target/flink-agents-memory-java-0.1.0.jar:java_udf/target/graph-density GraphDensity \
- *     file:java_udf/target/real-turns.f32 14826 16 100
+ * java -cp $CP:java_udf/target/graph-density GraphDensity file:java_udf/target/real-turns.f32 14826 16 100
  * python -m benchmarks.text_shaped --write java_udf/target/text-shaped.f32 --count 100500
- * java -cp java_udf/target/flink-agents-memory-java-0.1.0.jar:java_udf/target/graph-density GraphDensity \
- *     file:java_udf/target/text-shaped.f32 100000 32 200
+ * java -cp $CP:java_udf/target/graph-density GraphDensity file:java_udf/target/text-shaped.f32 100000 32 200
+ * python -m benchmarks.text_shaped --write java_udf/target/text-shaped-300k.f32 --count 300500
+ * java -Xmx4g -cp $CP:java_udf/target/graph-density GraphDensity \
+ *     file:java_udf/target/text-shaped-300k.f32 300000 32 200 100,200,400,800
  * </pre>
+ * The flink-dist jar is on the class path for the logging API the operator's classes use (its
+ * SIMD dot product logs which implementation it picked).
  */
 public final class GraphDensity {
 
     private static final int QUERIES = 500;
     private static final int K = 10;
-    private static final int[] BEAMS = {100, 150, 200};
+    private static final int[] DEFAULT_BEAMS = {100, 150, 200};
 
     public static void main(String[] args) throws Exception {
         String data = args[0];
         int n = Integer.parseInt(args[1]);
         int m = Integer.parseInt(args[2]);
         int buildBeam = Integer.parseInt(args[3]);
+        int[] beams = args.length > 4
+                ? Arrays.stream(args[4].split(",")).mapToInt(Integer::parseInt).toArray()
+                : DEFAULT_BEAMS;
         float[][] vectors;
         float[][] queries;
         if (data.startsWith("file:")) {
@@ -82,7 +91,7 @@ public final class GraphDensity {
             int calibrated = BeamCalibration.calibrate(leaf, "v", Arrays.copyOf(queries, BeamCalibration.SAMPLE));
             System.out.printf("%s n=%d M=%d build-beam=%d | calibrated beam %d (%.2f s)%n", data, n, m, buildBeam,
                     calibrated, (System.nanoTime() - calibrationStart) / 1e9);
-            for (int beam : BEAMS) {
+            for (int beam : beams) {
                 long[] nanos = new long[QUERIES];
                 long visited = 0;
                 int found = 0;
@@ -110,6 +119,9 @@ public final class GraphDensity {
                         beam, found / (double) (QUERIES * K), visited / QUERIES, nanos[QUERIES / 2] / 1e6,
                         nanos[QUERIES * 95 / 100] / 1e6);
             }
+        }
+        try (var files = Files.walk(dir)) { // the index: as large as the vectors
+            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
         }
     }
 
