@@ -1,7 +1,6 @@
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.Random;
 
 import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
@@ -120,9 +119,7 @@ public final class GraphDensity {
                         nanos[QUERIES * 95 / 100] / 1e6);
             }
         }
-        try (var files = Files.walk(dir)) { // the index: as large as the vectors
-            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        }
+        OneSegmentIndex.delete(dir);
     }
 
     /** Doc ids of the K best dot products: documents were added in order, one segment. */

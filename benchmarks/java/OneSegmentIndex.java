@@ -1,6 +1,7 @@
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 
 import org.apache.lucene.codecs.Codec;
 import org.apache.lucene.codecs.KnnVectorsFormat;
@@ -49,5 +50,14 @@ final class OneSegmentIndex {
             }
         }
         return bytes;
+    }
+
+    /** Deletes {@code dir} and the index in it: as large as the vectors, too large to leave in tmp. */
+    static void delete(Path dir) throws IOException {
+        try (var paths = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+                Files.delete(p);
+            }
+        }
     }
 }
