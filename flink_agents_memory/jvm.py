@@ -59,3 +59,11 @@ class StateReads(Protocol):
 
     def getAll(self, state: Any, keys: list[str]) -> list[str | None]:
         """The values of ``keys`` in a MapState, in order; None where absent."""
+
+
+class ElementCallState(Protocol):
+    """``io.flinkagentsmemory.operator.ElementCallState``: the operator's side of short-term
+    memory's reads ahead and writes, carried by each element's call into Python."""
+
+    def attach(self, state: Any) -> None:
+        """The Java MapState whose reads and writes travel with elements."""

@@ -13,18 +13,28 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from ..jvm import AgentMetrics, LongTermMemoryStore, StateReads
+from ..jvm import AgentMetrics, ElementCallState, LongTermMemoryStore, StateReads
+from .element_call import ElementCallStore
 
 _local = threading.local()
 
-Offered = tuple[LongTermMemoryStore | None, AgentMetrics | None, StateReads | None]
+Offered = tuple[LongTermMemoryStore | None, AgentMetrics | None, StateReads | None,
+                ElementCallState | None]
+_NOTHING: Offered = (None, None, None, None)
 
 
 def offer(store: LongTermMemoryStore | None, metrics: AgentMetrics | None = None,
-          state_reads: StateReads | None = None) -> None:
-    """Called by the operator (Java) with this subtask's LongTermMemoryStore, AgentMetrics and
-    StateReads."""
-    _local.objects = (store, metrics, state_reads)
+          state_reads: StateReads | None = None,
+          element_call_state: ElementCallState | None = None) -> None:
+    """Called by the operator (Java) with this subtask's LongTermMemoryStore, AgentMetrics,
+    StateReads and ElementCallState."""
+    _local.objects = (store, metrics, state_reads, element_call_state)
+
+
+def carry(store: ElementCallStore) -> None:
+    """Called by the Python function's ``open()``: the store whose state accesses travel with
+    each element's call, for the :class:`DirectEntry` the operator creates next."""
+    _local.carried = store
 
 
 def on_checkpoint_call(callback: Callable[[], None]) -> None:
@@ -40,10 +50,10 @@ def on_checkpoint() -> None:
 
 
 def take() -> Offered:
-    """``(store, metrics, state_reads)`` offered on this thread, once; Nones when not run by the
-    operator."""
-    objects = getattr(_local, "objects", (None, None, None))
-    _local.objects = (None, None, None)
+    """``(store, metrics, state_reads, element_call_state)`` offered on this thread, once; Nones
+    when not run by the operator."""
+    objects = getattr(_local, "objects", _NOTHING)
+    _local.objects = _NOTHING
     return objects
 
 
@@ -54,14 +64,32 @@ class PyFlinkOperation(Protocol):
     def process_element(self, value: Any) -> Iterable[Any]: ...
 
 
+#: What an element's call returns to the operator: its outputs, the paths to read ahead from
+#: the next element on (None: unchanged) and short-term memory's writes (None: none).
+Returned = tuple[list[Any], list[str] | None, dict[str, str] | None]
+
+
 class DirectEntry:
     """What MemoryAgentOperator calls per element: PyFlink's operation, its outputs collected
     here, in Python. PyFlink's operator walks the operation's generator from Java (a call to
     start it, ``hasNext``, ``close``), three crossings of the JVM-Python boundary per element
-    instead of this one (docs/architecture.md)."""
+    instead of this one (docs/architecture.md). Short-term memory's reads ahead come with the
+    element and its writes go back with the outputs (runtime/element_call.py)."""
 
     def __init__(self, operation: PyFlinkOperation) -> None:
         self._process = operation.process_element
+        self._carried: ElementCallStore | None = getattr(_local, "carried", None)
+        _local.carried = None
 
-    def process_element(self, value: Any) -> list[Any]:
-        return list(self._process(value))
+    def process_element(self, value: Any, ahead: list[str | None] | None) -> Returned:
+        carried = self._carried
+        if carried is None:
+            return list(self._process(value)), None, None
+        carried.begin(ahead)
+        try:
+            outputs = list(self._process(value))
+        except BaseException:
+            carried.abandon()
+            raise
+        keys, puts = carried.end()
+        return outputs, keys, puts

@@ -13,7 +13,7 @@ from pyflink.datastream.state import ListStateDescriptor, MapStateDescriptor
 
 from ..agent import Agent
 from ..errors import ConfigurationError
-from ..jvm import StateReads
+from ..jvm import ElementCallState, StateReads
 from ..memory.recent import newest
 from ..memory.sensory import storable
 from ..memory.serialization import dumps, register_type
@@ -21,6 +21,7 @@ from ..memory.store import MapStateStore
 from ..metrics import MetricsRecorder
 from . import bridge
 from .config import AgentConfig
+from .element_call import ElementCallStore
 from .executor import DeadLetter
 from .memory_runtime import StateFactory
 from .pyflink_internals import java_state
@@ -70,29 +71,50 @@ class FlinkStates(StateFactory):
     """Keyed states of the runtime context, all with string values (see docs/architecture.md)."""
 
     def __init__(self, runtime_context: RuntimeContext, config: AgentConfig,
-                 state_reads: StateReads | None = None) -> None:
+                 state_reads: StateReads | None = None,
+                 element_call_state: ElementCallState | None = None) -> None:
         self._rc = runtime_context
         self._ttl = config.state_ttl.to_flink() if config.state_ttl else None
         self._ttl_restarts_on_read = (config.state_ttl is not None
                                       and config.state_ttl.update_type == "on_read_and_write")
         self._state_reads = state_reads
+        self._element_call_state = element_call_state
 
     def _with_ttl(self, descriptor: Any) -> Any:
         if self._ttl is not None:
             descriptor.enable_time_to_live(self._ttl)
         return descriptor
 
-    def map_state(self, name: str) -> MapStateStore:
+    def _map_state(self, name: str) -> tuple[Any, Any | None]:
+        """PyFlink's map state and the Java state under it (None if there is none)."""
         descriptor = self._with_ttl(MapStateDescriptor(name, Types.STRING(), Types.STRING()))
         state = self._rc.get_map_state(descriptor)
-        java = java_state(state)
+        return state, java_state(state)
+
+    def _get_many(self, java: Any) -> Any | None:
+        # A read ahead would restart the TTL clock of paths the run never reads.
+        if self._state_reads is None or self._ttl_restarts_on_read:
+            return None
+        return partial(self._state_reads.getAll, java)
+
+    def map_state(self, name: str) -> MapStateStore:
+        state, java = self._map_state(name)
         if java is None:
             return MapStateStore(state)
-        reads = self._state_reads
-        # A read ahead would restart the TTL clock of paths the run never reads.
-        if reads is None or self._ttl_restarts_on_read:
-            return MapStateStore(java)
-        return MapStateStore(java, partial(reads.getAll, java))
+        return MapStateStore(java, self._get_many(java))
+
+    def element_call_map_state(self, name: str) -> MapStateStore | ElementCallStore:
+        """Hands the Java state to the operator, which reads ahead and writes it with each
+        element's call; the store is the bridge's for the element entry (DirectEntry)."""
+        state, java = self._map_state(name)
+        if java is None:
+            return MapStateStore(state)
+        if self._element_call_state is None:
+            return MapStateStore(java, self._get_many(java))
+        self._element_call_state.attach(java)
+        store = ElementCallStore(java, self._get_many(java))
+        bridge.carry(store)
+        return store
 
     def list_state(self, name: str) -> FlinkListState:
         descriptor = self._with_ttl(ListStateDescriptor(name, Types.STRING()))
@@ -109,12 +131,12 @@ class AgentProcessFunction(KeyedProcessFunction):
     def open(self, runtime_context: RuntimeContext) -> None:
         for cls in self._agent.memory_types:
             register_type(cls)
-        store, sink, state_reads = bridge.take()
+        store, sink, state_reads, element_call_state = bridge.take()
         config = self._config
         metrics = MetricsRecorder(sink, config.metrics_flush_ms / 1000, enabled=config.metrics)
         self._metrics = metrics
-        wired = wire_agent(self._agent, config, FlinkStates(runtime_context, config, state_reads),
-                           store, metrics)
+        states = FlinkStates(runtime_context, config, state_reads, element_call_state)
+        wired = wire_agent(self._agent, config, states, store, metrics)
         self._executor = wired.executor
         self._runtime = wired.ctx.runtime
         self._event_time = config.retention_time == "event"

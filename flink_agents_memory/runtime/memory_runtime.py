@@ -79,6 +79,11 @@ class StateFactory:
     def list_state(self, name: str) -> ListBackend:
         raise NotImplementedError
 
+    def element_call_map_state(self, name: str) -> KeyValueStore:
+        """Short-term memory's map state: where the host can, its reads ahead and writes travel
+        with each element's call (runtime/element_call.py); elsewhere a map state as any."""
+        return self.map_state(name)
+
 
 class MemoryRuntime:
     """Owns every memory kind of a subtask; one run at a time uses it."""
@@ -97,7 +102,8 @@ class MemoryRuntime:
         self.metrics.add_collector(self._short_term_stats)
         #: The agent's shared knowledge bases (``Agent.knowledge_bases``), for search_knowledge.
         self.knowledge_bases = list(getattr(agent, "knowledge_bases", None) or [])
-        self.stm_buffer = RunBuffer(states.map_state("flink_agents_memory.short_term"))
+        self.stm_buffer = RunBuffer(
+            states.element_call_map_state("flink_agents_memory.short_term"))
         self.meta = RunBuffer(states.map_state("flink_agents_memory.meta"))
         self._now_ms = now_ms
         self._actor = actor

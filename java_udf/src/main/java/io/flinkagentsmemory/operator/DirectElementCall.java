@@ -15,7 +15,8 @@ import pemja.core.PythonInterpreter;
  * {@code close} on it), and each crossing between the JVM and Python costs several microseconds;
  * here one call runs the same operation (its converters, chained functions and side outputs) to
  * the end and returns its outputs as a list ({@code DirectEntry} in
- * flink_agents_memory/runtime/bridge.py).
+ * flink_agents_memory/runtime/bridge.py). Short-term memory's reads ahead go into Python with the
+ * element and its writes come back with the outputs ({@link ElementCallState}).
  */
 final class DirectElementCall<IN, OUT> {
 
@@ -23,12 +24,14 @@ final class DirectElementCall<IN, OUT> {
     static final String ENTRY = "_fam_direct";
 
     private final PythonInterpreter interpreter;
+    private final ElementCallState state;
     private final PythonTypeUtils.DataConverter<IN, Object> input;
     private final PythonTypeUtils.DataConverter<OUT, Object> output;
 
-    private DirectElementCall(PythonInterpreter interpreter, TypeInformation<IN> inputType,
+    private DirectElementCall(PythonInterpreter interpreter, ElementCallState state, TypeInformation<IN> inputType,
             TypeInformation<OUT> outputType) {
         this.interpreter = interpreter;
+        this.state = state;
         this.input = PythonTypeUtils.TypeInfoToDataConverter.typeInfoDataConverter(inputType);
         this.output = PythonTypeUtils.TypeInfoToDataConverter.typeInfoDataConverter(outputType);
     }
@@ -37,28 +40,39 @@ final class DirectElementCall<IN, OUT> {
      * Wraps the interpreter's {@code operation}, which PyFlink's {@code openPythonInterpreter()}
      * creates, with the same conversions PyFlink's operator applies on the Java side.
      */
-    static <IN, OUT> DirectElementCall<IN, OUT> over(PythonInterpreter interpreter, TypeInformation<IN> inputType,
-            TypeInformation<OUT> outputType) {
+    static <IN, OUT> DirectElementCall<IN, OUT> over(PythonInterpreter interpreter, ElementCallState state,
+            TypeInformation<IN> inputType, TypeInformation<OUT> outputType) {
         interpreter.exec(ENTRY + " = " + MemoryAgentOperator.BRIDGE_MODULE + ".DirectEntry(operation)");
-        return new DirectElementCall<>(interpreter, inputType, outputType);
+        return new DirectElementCall<>(interpreter, state, inputType, outputType);
     }
 
-    /** Runs the operation on {@code value} and emits its outputs. */
-    void process(IN value, TimestampedCollector<OUT> collector) {
-        Object outputs = interpreter.invokeMethod(ENTRY, "process_element", new Object[] {input.toExternal(value)});
-        List<?> items;
-        if (outputs instanceof Object[] array) {
-            items = Arrays.asList(array);
-        } else if (outputs instanceof List<?> list) {
-            items = list;
-        } else if (outputs == null) {
-            return;
-        } else {
-            throw new IllegalStateException("Python returned " + outputs.getClass().getName()
-                    + " for an element's outputs, not a list");
+    /**
+     * Runs the operation on {@code value}, applies the short-term writes it returns, and emits
+     * its outputs. Python returns {@code (outputs, keys to read ahead or None, writes or None)}.
+     */
+    void process(IN value, TimestampedCollector<OUT> collector) throws Exception {
+        Object returned = interpreter.invokeMethod(
+                ENTRY, "process_element", new Object[] {input.toExternal(value), state.readAhead()});
+        List<?> parts = asList(returned, "an element's call");
+        if (parts.size() != 3) {
+            throw new IllegalStateException("Python returned " + parts.size()
+                    + " parts for an element's call, not (outputs, keys, writes)");
         }
-        for (Object each : items) {
+        state.apply(parts.get(1), parts.get(2));
+        for (Object each : asList(parts.get(0), "an element's outputs")) {
             collector.collect(output.toInternal(each));
         }
+    }
+
+    /** PEMJA hands a Python list or tuple over as an array or a List. */
+    private static List<?> asList(Object value, String what) {
+        if (value instanceof Object[] array) {
+            return Arrays.asList(array);
+        }
+        if (value instanceof List<?> list) {
+            return list;
+        }
+        throw new IllegalStateException("Python returned "
+                + (value == null ? "None" : value.getClass().getName()) + " for " + what + ", not a list");
     }
 }

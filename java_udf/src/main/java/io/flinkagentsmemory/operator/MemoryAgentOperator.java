@@ -38,6 +38,7 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
     static final String STORE_VARIABLE = "_flink_agents_memory_store";
     static final String METRICS_VARIABLE = "_flink_agents_memory_metrics";
     static final String STATE_READS_VARIABLE = "_flink_agents_memory_state_reads";
+    static final String ELEMENT_CALL_STATE_VARIABLE = "_flink_agents_memory_element_call_state";
     /** The bridge module's name in the interpreter (flink_agents_memory/runtime/bridge.py). */
     static final String BRIDGE_MODULE = "_fam_bridge";
 
@@ -47,6 +48,8 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
     private transient AgentMetrics metrics;
     /** Elements into Python in one call each, once PyFlink's interpreter is open. */
     private transient DirectElementCall<IN, OUT> direct;
+    /** Short-term memory's reads ahead and writes, carried by each element's call. */
+    private transient ElementCallState elementCallState;
     /** Why the index of the snapshot being taken could not be written, if it could not. */
     private transient IOException indexSnapshotFailure;
 
@@ -148,12 +151,15 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
         interpreter.set(STORE_VARIABLE, longTermMemory.store());
         interpreter.set(METRICS_VARIABLE, metrics);
         interpreter.set(STATE_READS_VARIABLE, new StateReads());
+        elementCallState = new ElementCallState();
+        interpreter.set(ELEMENT_CALL_STATE_VARIABLE, elementCallState);
         interpreter.exec("import flink_agents_memory.runtime.bridge as " + BRIDGE_MODULE + "\n"
                 + BRIDGE_MODULE + ".offer(" + STORE_VARIABLE + ", " + METRICS_VARIABLE + ", "
-                + STATE_READS_VARIABLE + ")\n"
-                + "del " + STORE_VARIABLE + ", " + METRICS_VARIABLE + ", " + STATE_READS_VARIABLE);
+                + STATE_READS_VARIABLE + ", " + ELEMENT_CALL_STATE_VARIABLE + ")\n"
+                + "del " + STORE_VARIABLE + ", " + METRICS_VARIABLE + ", " + STATE_READS_VARIABLE + ", "
+                + ELEMENT_CALL_STATE_VARIABLE);
         super.openPythonInterpreter();
-        direct = DirectElementCall.over(interpreter, inputTypeInfo, getProducedType());
+        direct = DirectElementCall.over(interpreter, elementCallState, inputTypeInfo, getProducedType());
     }
 
     @Override

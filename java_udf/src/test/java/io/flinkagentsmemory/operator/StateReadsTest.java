@@ -5,13 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 
 import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.MapState;
 import org.junit.jupiter.api.Test;
 
 class StateReadsTest {
@@ -87,68 +83,6 @@ class StateReadsTest {
     @Test
     void negativeCountIsRejected() {
         assertThrows(IllegalArgumentException.class, () -> new StateReads().tail(new FakeListState(true), -1));
-    }
-
-    /** A MapState over a HashMap, counting its reads. */
-    private static final class FakeMapState implements MapState<String, String> {
-        private final Map<String, String> map = new HashMap<>();
-        private int reads;
-
-        @Override
-        public String get(String key) {
-            reads++;
-            return map.get(key);
-        }
-
-        @Override
-        public void put(String key, String value) {
-            map.put(key, value);
-        }
-
-        @Override
-        public void putAll(Map<String, String> values) {
-            map.putAll(values);
-        }
-
-        @Override
-        public void remove(String key) {
-            map.remove(key);
-        }
-
-        @Override
-        public boolean contains(String key) {
-            return map.containsKey(key);
-        }
-
-        @Override
-        public Iterable<Map.Entry<String, String>> entries() {
-            return map.entrySet();
-        }
-
-        @Override
-        public Iterable<String> keys() {
-            return map.keySet();
-        }
-
-        @Override
-        public Iterable<String> values() {
-            return map.values();
-        }
-
-        @Override
-        public Iterator<Map.Entry<String, String>> iterator() {
-            return map.entrySet().iterator();
-        }
-
-        @Override
-        public boolean isEmpty() {
-            return map.isEmpty();
-        }
-
-        @Override
-        public void clear() {
-            map.clear();
-        }
     }
 
     @Test
