@@ -17,7 +17,7 @@ from ..jvm import ElementCallState, StateReads
 from ..memory.recent import newest
 from ..memory.sensory import storable
 from ..memory.serialization import dumps, register_type
-from ..memory.store import MapStateStore
+from ..memory.store import GetMany, MapStateStore
 from ..metrics import MetricsRecorder
 from . import bridge
 from .config import AgentConfig
@@ -91,7 +91,7 @@ class FlinkStates(StateFactory):
         state = self._rc.get_map_state(descriptor)
         return state, java_state(state)
 
-    def _get_many(self, java: Any) -> Any | None:
+    def _get_many(self, java: Any) -> GetMany | None:
         # A read ahead would restart the TTL clock of paths the run never reads.
         if self._state_reads is None or self._ttl_restarts_on_read:
             return None
