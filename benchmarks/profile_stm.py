@@ -92,6 +92,13 @@ def _timed(cls: Any, method: str, part: str) -> None:
     setattr(cls, method, _timed_call(getattr(cls, method), part))
 
 
+def _time_attributes(obj: Any, parts: tuple[tuple[str, str], ...]) -> None:
+    """Wrap each callable attribute of ``obj`` named in ``parts`` with the timer of its part."""
+    for name, part in parts:
+        if getattr(obj, name) is not None:
+            setattr(obj, name, _timed_call(getattr(obj, name), part))
+
+
 def install() -> None:
     """Wrap our framework's methods with timers (once per interpreter)."""
     from flink_agents_memory.memory.store import MapStateStore
@@ -109,20 +116,16 @@ def install() -> None:
 
     def timed_store(self: Any, map_state: Any, get_many: Any = None) -> None:
         init(self, map_state, get_many)
-        for method, part in (("get", "state_get"), ("get_many", "state_get"),
-                             ("put", "state_put"), ("put_all", "state_put")):
-            if getattr(self, method) is not None:
-                setattr(self, method, _timed_call(getattr(self, method), part))
+        _time_attributes(self, (("get", "state_get"), ("get_many", "state_get"),
+                                ("put", "state_put"), ("put_all", "state_put")))
 
     MapStateStore.__init__ = timed_store  # type: ignore[method-assign]
     carried_init = ElementCallStore.__init__
 
     def timed_carried_store(self: Any, java_state: Any, get_many: Any) -> None:
         carried_init(self, java_state, get_many)
-        for field, part in (("_java_get", "state_get"), ("_java_get_many", "state_get"),
-                            ("_java_put_all", "state_put"), ("_java_remove", "state_put")):
-            if getattr(self, field) is not None:
-                setattr(self, field, _timed_call(getattr(self, field), part))
+        _time_attributes(self, (("_java_get", "state_get"), ("_java_get_many", "state_get"),
+                                ("_java_put_all", "state_put"), ("_java_remove", "state_put")))
 
     ElementCallStore.__init__ = timed_carried_store  # type: ignore[method-assign]
     process = AgentProcessFunction.process_element

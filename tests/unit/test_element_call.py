@@ -47,6 +47,16 @@ def store_over(java: JavaMapState) -> ElementCallStore:
     return ElementCallStore(java, java.get_all)
 
 
+def store_that_named(java: JavaMapState, paths: list[str]) -> ElementCallStore:
+    """A store whose first call read ``paths`` and so named them for the operator to read."""
+    store = store_over(java)
+    store.begin(None)
+    assert store.get_many is not None
+    store.get_many(paths)
+    assert store.end() == (paths, None)
+    return store
+
+
 def test_outside_a_call_every_access_goes_to_java():
     java = JavaMapState()
     store = store_over(java)
@@ -75,13 +85,9 @@ def test_a_call_names_the_paths_to_read_ahead_then_reads_come_with_the_element()
 def test_other_paths_are_read_from_java_and_become_the_new_ones():
     java = JavaMapState()
     java.data = {"a": "1", "c": "3"}
-    store = store_over(java)
-    store.begin(None)
-    assert store.get_many is not None
-    store.get_many(["a", "b"])
-    store.end()
+    store = store_that_named(java, ["a", "b"])
     store.begin(["1", None])
-    assert store.get_many(["a", "c"]) == ["1", "3"]
+    assert store.get_many is not None and store.get_many(["a", "c"]) == ["1", "3"]
     assert store.end() == (["a", "c"], None)
     assert java.calls[-1] == "getAll ['a', 'c']"
 
@@ -105,25 +111,19 @@ def test_a_calls_writes_go_back_with_it_and_its_reads_see_them():
 def test_values_brought_are_not_used_after_a_write():
     java = JavaMapState()
     java.data = {"a": "1", "b": "2"}
-    store = store_over(java)
-    store.begin(None)
-    assert store.get_many is not None
-    store.get_many(["a", "b"])
-    store.end()
+    store = store_that_named(java, ["a", "b"])
     store.begin(["stale", "stale"])
     store.put("a", "5")
+    assert store.get_many is not None
     assert store.get_many(["a", "b"]) == ["1", "2"]  # from Java, not the values brought
 
 
 def test_a_failed_call_returns_nothing_and_keeps_the_paths_the_operator_has():
     java = JavaMapState()
     java.data = {"a": "1", "b": "2", "c": "3"}
-    store = store_over(java)
-    store.begin(None)
-    assert store.get_many is not None
-    store.get_many(["a", "b"])
-    store.end()
+    store = store_that_named(java, ["a", "b"])
     store.begin(["1", "2"])
+    assert store.get_many is not None
     store.get_many(["b", "c"])  # would become the new paths...
     store.put("a", "9")
     store.abandon()  # ...but the call failed: the operator still reads a and b
