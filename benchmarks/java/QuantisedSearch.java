@@ -63,6 +63,8 @@ public final class QuantisedSearch {
                         int8 ? "int8" : "float32", n, beam, nanos[QUERIES / 2] / 1e6, nanos[QUERIES * 95 / 100] / 1e6,
                         buildSeconds, bytes >> 20);
             }
+        } finally {
+            OneSegmentIndex.delete(dir);
         }
     }
 }

@@ -78,6 +78,8 @@ public final class SmallSegmentScan {
                         + "(%.2f us a vector), %d vectors per beam slot%n", size, beam, graphNanos / 1e3 / QUERIES,
                         visited / QUERIES, graphNanos / (double) visited / 1e3, scanNanos / 1e3 / QUERIES,
                         scanNanos / 1e3 / QUERIES / size, size / beam);
+            } finally {
+                OneSegmentIndex.delete(dir);
             }
         }
     }
