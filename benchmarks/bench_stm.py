@@ -12,12 +12,16 @@ In the suite (benchmarks/run.py) this is ``run(quick)`` / ``markdown(result)``.
 Metrics (issue 9): ``ours`` runs with metrics on (the default); ``measure(metrics=["off"])``
 adds a side ``ours_metrics_off`` (``AgentConfig(metrics=False)``) in the same ABBA rotation,
 and the metrics overhead is ``1 - ours / ours_metrics_off`` (budget: 5%).
+
+``measure(backend="rocksdb")`` runs both jobs on RocksDB instead of the heap
+(benchmarks/bench_stm_rocksdb.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -53,8 +57,9 @@ class ThreeOpsRaw(KeyedProcessFunction):
         return []
 
 
-def run_ours(events: int, keys: int, metrics: str | None = None) -> None:
-    env = bench_env()
+def run_ours(events: int, keys: int, metrics: str | None = None,
+             backend: str = "hashmap") -> None:
+    env = bench_env(backend=backend)
     agents_env = AgentsExecutionEnvironment.get_execution_environment(env)
     ds = keyed_input(env, events, keys)
     agents_env.from_datastream(ds, lambda v: v.split("|", 1)[0]).apply(
@@ -63,8 +68,8 @@ def run_ours(events: int, keys: int, metrics: str | None = None) -> None:
     env.execute("bench-stm-ours")
 
 
-def run_raw(events: int, keys: int) -> None:
-    env = bench_env()
+def run_raw(events: int, keys: int, backend: str = "hashmap") -> None:
+    env = bench_env(backend=backend)
     # Same interpreter and thread mode as ours, so only the memory layer differs.
     AgentsExecutionEnvironment.get_execution_environment(env)
     ds = keyed_input(env, events, keys)
@@ -75,11 +80,12 @@ def run_raw(events: int, keys: int) -> None:
 
 
 def measure(events: int = 200_000, keys: int = 1000, reps: int = 3,
-            metrics: list[str] | None = None) -> dict[str, Any]:
+            metrics: list[str] | None = None, backend: str = "hashmap") -> dict[str, Any]:
     small = max(events // 100, 1000)
-    jobs: dict[str, Any] = {"ours": run_ours, "raw": run_raw}
+    jobs: dict[str, Any] = {"ours": partial(run_ours, backend=backend),
+                            "raw": partial(run_raw, backend=backend)}
     for value in metrics or []:
-        jobs[f"ours_metrics_{value}"] = lambda e, k, v=value: run_ours(e, k, v)
+        jobs[f"ours_metrics_{value}"] = partial(run_ours, metrics=value, backend=backend)
     for job in jobs.values():  # warm the JVM's JIT for both before anything is timed
         job(small, keys)
     samples: dict[str, list[float]] = {f"{n}{s}": [] for n in jobs for s in ("", "_small")}
@@ -89,7 +95,8 @@ def measure(events: int = 200_000, keys: int = 1000, reps: int = 3,
             job = jobs[name]
             samples[name].append(timed(lambda job=job: job(events, keys)))
             samples[f"{name}_small"].append(timed(lambda job=job: job(small, keys)))
-    result: dict[str, Any] = {"events": events, "keys": keys, "reps": reps, "machine": machine()}
+    result: dict[str, Any] = {"events": events, "keys": keys, "reps": reps, "backend": backend,
+                              "machine": machine()}
     for name in jobs:
         wall = summary(samples[name])
         base = summary(samples[f"{name}_small"])["median"]
@@ -137,6 +144,14 @@ def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def markdown(r: dict[str, Any]) -> str:
+    out = jobs_markdown(r)
+    if PROFILE.exists():
+        out += "\n\n" + profile_markdown(json.loads(PROFILE.read_text()))
+    return out
+
+
+def jobs_markdown(r: dict[str, Any]) -> str:
+    """The jobs' table and their ratio."""
     def line(name: str, label: str) -> str:
         w = r[name]["wall_s"]
         return (f"| {label} | {w['median']:.2f} ({w['min']:.2f}-{w['max']:.2f}) | "
@@ -145,17 +160,17 @@ def markdown(r: dict[str, Any]) -> str:
     out = [
         "Both jobs do 3 short-term memory operations per event (read a counter, write it, write "
         "the last sequence number) on the same input, in thread mode, in one process, "
-        f"alternating ABBA over {r['reps']} reps after a warm-up of both. Steady state "
-        "subtracts a job of 1% of the events (startup).", "",
+        f"alternating ABBA over {r['reps']} reps after a warm-up of both, on the "
+        f"`{r.get('backend', 'hashmap')}` state backend. Steady state subtracts a job of 1% of "
+        "the events (startup).", "",
         "| job | wall s, median (min-max) | events/s end to end | events/s steady |",
         "|---|---|---|---|", line("ours", "ours (Agent, MemoryAgentOperator)"),
         line("raw", "plain KeyedProcessFunction + MapState")]
     out += [line(n, n) for n in r if n.startswith("ours_metrics_")]
     steady = "not resolvable" if r["ratio_steady"] is None else f"{r['ratio_steady']:.2f}x"
+    target = " (target >= 0.85x)" if r.get("backend", "hashmap") == "hashmap" else ""
     out += ["", f"Ratio ours/plain: steady {steady}, end to end "
-            f"{r['ratio_end_to_end']:.2f}x (target >= 0.85x)."]
-    if PROFILE.exists():
-        out += ["", profile_markdown(json.loads(PROFILE.read_text()))]
+            f"{r['ratio_end_to_end']:.2f}x{target}."]
     return "\n".join(out)
 
 

@@ -57,8 +57,11 @@ def summary(samples: list[float]) -> dict[str, float]:
     return {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
 
 
-def bench_env(parallelism: int = 1) -> StreamExecutionEnvironment:
-    env = StreamExecutionEnvironment.get_execution_environment(Configuration())
+def bench_env(parallelism: int = 1, backend: str = "hashmap") -> StreamExecutionEnvironment:
+    """A local environment; ``backend`` is Flink's ``state.backend.type``."""
+    conf = Configuration()
+    conf.set_string("state.backend.type", backend)
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
     env.set_parallelism(parallelism)
     return env
 
