@@ -205,14 +205,16 @@ def profile_markdown(p: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def main(description: str | None = None, **measure_options: Any) -> None:
+    """The command line of this bench and of its variants (``measure_options``: backend...)."""
+    parser = argparse.ArgumentParser(description=description or __doc__)
     parser.add_argument("--events", type=int, default=200_000)
     parser.add_argument("--keys", type=int, default=1000)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--out", help="write the JSON result to this file too")
     args = parser.parse_args()
-    result = json.dumps(measure(args.events, args.keys, args.reps, metrics=["off"]), indent=2)
+    options = measure_options or {"metrics": ["off"]}
+    result = json.dumps(measure(args.events, args.keys, args.reps, **options), indent=2)
     if args.out:
         Path(args.out).write_text(result)
     print(result)

@@ -10,9 +10,6 @@ with the element, which on RocksDB is one get per path read ahead.
 
 from __future__ import annotations
 
-import argparse
-import json
-from pathlib import Path
 from typing import Any
 
 from . import bench_stm
@@ -48,17 +45,7 @@ def markdown(r: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--events", type=int, default=200_000)
-    parser.add_argument("--keys", type=int, default=1000)
-    parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--out", help="write the JSON result to this file too")
-    args = parser.parse_args()
-    result = json.dumps(bench_stm.measure(args.events, args.keys, args.reps, backend=BACKEND),
-                        indent=2)
-    if args.out:
-        Path(args.out).write_text(result)
-    print(result)
+    bench_stm.main(__doc__, backend=BACKEND)
 
 
 if __name__ == "__main__":
