@@ -1,6 +1,5 @@
 package io.flinkagentsmemory.operator;
 
-import java.util.Arrays;
 import java.util.List;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -53,26 +52,14 @@ final class DirectElementCall<IN, OUT> {
     void process(IN value, TimestampedCollector<OUT> collector) throws Exception {
         Object returned = interpreter.invokeMethod(
                 ENTRY, "process_element", new Object[] {input.toExternal(value), state.readAhead()});
-        List<?> parts = asList(returned, "an element's call");
+        List<?> parts = PythonLists.asList(returned, "an element's call");
         if (parts.size() != 3) {
             throw new IllegalStateException("Python returned " + parts.size()
                     + " parts for an element's call, not (outputs, keys, writes)");
         }
         state.apply(parts.get(1), parts.get(2));
-        for (Object each : asList(parts.get(0), "an element's outputs")) {
+        for (Object each : PythonLists.asList(parts.get(0), "an element's outputs")) {
             collector.collect(output.toInternal(each));
         }
-    }
-
-    /** PEMJA hands a Python list or tuple over as an array or a List. */
-    private static List<?> asList(Object value, String what) {
-        if (value instanceof Object[] array) {
-            return Arrays.asList(array);
-        }
-        if (value instanceof List<?> list) {
-            return list;
-        }
-        throw new IllegalStateException("Python returned "
-                + (value == null ? "None" : value.getClass().getName()) + " for " + what + ", not a list");
     }
 }

@@ -1,7 +1,6 @@
 package io.flinkagentsmemory.operator;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -19,6 +18,7 @@ import org.apache.flink.api.common.state.MapState;
  */
 public final class ElementCallState {
 
+    private final StateReads reads = new StateReads();
     private MapState<String, String> state;
     /** The paths Python last asked to have read ahead (the previous run's reads). */
     private List<String> keys = List.of();
@@ -33,11 +33,7 @@ public final class ElementCallState {
         if (state == null || keys.isEmpty()) {
             return null;
         }
-        List<String> values = new ArrayList<>(keys.size());
-        for (String key : keys) {
-            values.add(state.get(key));
-        }
-        return values;
+        return reads.getAll(state, keys);
     }
 
     /**
@@ -63,9 +59,8 @@ public final class ElementCallState {
         state.putAll(writes);
     }
 
-    /** PEMJA hands a Python list over as an array or a List, depending on its contents. */
     private static List<String> strings(Object list) {
-        List<?> items = list instanceof Object[] array ? Arrays.asList(array) : (List<?>) list;
+        List<?> items = PythonLists.asList(list, "the paths to read ahead");
         List<String> keys = new ArrayList<>(items.size());
         for (Object item : items) {
             keys.add((String) item);

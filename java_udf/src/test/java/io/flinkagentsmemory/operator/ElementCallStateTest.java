@@ -53,5 +53,6 @@ class ElementCallStateTest {
         ElementCallState carried = new ElementCallState();
         carried.attach(new FakeMapState());
         assertThrows(IllegalStateException.class, () -> carried.apply(null, List.of("a")));
+        assertThrows(IllegalStateException.class, () -> carried.apply("count", null));
     }
 }
