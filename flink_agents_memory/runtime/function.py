@@ -106,11 +106,11 @@ class FlinkStates(StateFactory):
     def element_call_map_state(self, name: str) -> MapStateStore | ElementCallStore:
         """Hands the Java state to the operator, which reads ahead and writes it with each
         element's call; the store is the bridge's for the element entry (DirectEntry)."""
+        if self._element_call_state is None:  # not hosted by MemoryAgentOperator
+            return self.map_state(name)
         state, java = self._map_state(name)
         if java is None:
             return MapStateStore(state)
-        if self._element_call_state is None:
-            return MapStateStore(java, self._get_many(java))
         self._element_call_state.attach(java)
         store = ElementCallStore(java, self._get_many(java))
         bridge.carry(store)
