@@ -8,7 +8,9 @@ release that installs from PyPI here, 0.2.0, on the apache-flink 2.2 it supports
 Configurations alternate which framework goes first (ABBA); each process warms up with a
 small job, then times ``reps`` x (full job, small job). The headline configuration also runs
 the same job with plain PyFlink state instead of a framework (benchmarks/peers/stm_plain.py):
-the yardstick for what a framework on PyFlink can reach against flink-agents.
+the yardstick for what a framework on PyFlink can reach against flink-agents; and, outside
+``--quick``, each framework with an empty action (k=0): what the framework costs before any
+memory operation, and so what a ratio target leaves those operations.
 
     python -m benchmarks.bench_flink_agents [--quick]
 """
@@ -24,6 +26,8 @@ NAME = "flink_agents"
 TITLE = "Short-term memory vs Apache Flink Agents"
 COMMAND = "python -m benchmarks.bench_flink_agents"
 HEADLINE = {"k": 3, "keys": 1000, "parallelism": 1}
+#: Suffix of the headline's sides whose action is empty (k=0): each framework's own floor.
+EMPTY = "_empty"
 
 
 def configs(quick: bool) -> tuple[list[dict[str, int]], int, int, int]:
@@ -101,15 +105,19 @@ def run(quick: bool) -> dict[str, Any]:
     for i, cfg in enumerate(grid):
         headline = cfg == HEADLINE
         n_reps = reps if headline else 1
-        sides = [("ours", ours_python), ("flink-agents", fa_python)]
+        k = cfg["k"]
+        sides = [("ours", "ours", ours_python, k), ("flink-agents", "flink-agents", fa_python, k)]
         if headline:
-            sides.insert(1, ("plain", ours_python))
+            sides.insert(1, ("plain", "plain", ours_python, k))
+            if not quick:
+                sides += [(f"{name}{EMPTY}", name, python, 0) for name, _, python, _ in sides
+                          if name != "plain"]
         if i % 2:
             sides.reverse()
         n_events = events if headline else other_events
         row: dict[str, Any] = {**cfg, "events": n_events, "reps": n_reps}
-        for name, python in sides:
-            args = ["--framework", name, "--k", str(cfg["k"]), "--keys", str(cfg["keys"]),
+        for name, framework, python, side_k in sides:
+            args = ["--framework", framework, "--k", str(side_k), "--keys", str(cfg["keys"]),
                     "--events", str(n_events), "--parallelism", str(cfg["parallelism"]),
                     "--reps", str(n_reps)]
             row[name] = run_worker(python, "benchmarks.peers.stm_job", args, timeout_s=3000)
@@ -155,7 +163,7 @@ def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
         "peer": f"{rate_text(f['steady_events_per_s'])} ({peer_label(r)})",
         "ratio": h["ratio"], "target": ">= 5x",
         "met": h["ratio"] is not None and h["ratio"] >= 5, "command": COMMAND,
-    }, *_plain_rows(r, h), {
+    }, *_plain_rows(r, h), *_empty_rows(r, h), {
         "figure": "per-event service time p99, same job",
         "ours": f"{o['service_us']['p99']:,.0f} us", "peer": f"{f['service_us']['p99']:,.0f} us",
         "ratio": f["service_us"]["p99"] / max(o["service_us"]["p99"], 1e-9),
@@ -175,6 +183,56 @@ def _plain_rows(r: dict[str, Any], h: dict[str, Any]) -> list[dict[str, Any]]:
         "peer": f"{rate_text(f['steady_events_per_s'])} ({peer_label(r)})",
         "ratio": h["plain_ratio"], "target": "(reported: the >= 5x target's yardstick)",
         "met": None, "command": COMMAND}]
+
+
+def _empty_rows(r: dict[str, Any], h: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each framework with an empty action: its own cost per event (full reports only)."""
+    if f"ours{EMPTY}" not in h:
+        return []
+    o, f = h[f"ours{EMPTY}"], h[f"flink-agents{EMPTY}"]
+    return [{
+        "figure": "same job, each framework's action left empty (k=0: no memory operation), "
+                  "steady: what the framework costs before any memory",
+        "ours": f"{rate_text(o['steady_events_per_s'])} (empty action)",
+        "peer": f"{rate_text(f['steady_events_per_s'])} ({peer_label(r)}, empty action)",
+        "ratio": ratio_of(o["steady_events_per_s"], f["steady_events_per_s"]),
+        "target": "(reported: what the >= 5x target leaves the memory operations)",
+        "met": None, "command": COMMAND}]
+
+
+def memory_cost_us(h: dict[str, Any], side: str) -> float:
+    """What the k reads and writes add to an event on ``side``: its steady time per event
+    minus that of the same job with an empty action."""
+    return 1e6 / h[side]["steady_events_per_s"] - 1e6 / h[f"{side}{EMPTY}"]["steady_events_per_s"]
+
+
+def _empty_text(r: dict[str, Any]) -> str:
+    h = _head(r)
+    if f"ours{EMPTY}" not in h:
+        return ""
+    sides = ("ours", f"ours{EMPTY}", "flink-agents", f"flink-agents{EMPTY}")
+    if any(h[side]["steady_events_per_s"] is None for side in sides):
+        return "Each framework's floor (the headline job with an empty action): not resolvable " \
+            "at this size."
+    floor = h[f"ours{EMPTY}"]["steady_events_per_s"]
+    target = 5 * h["flink-agents"]["steady_events_per_s"]
+    left = 1e6 / target - 1e6 / floor
+    verdict = (f"leaves ours' {h['k']} reads and {h['k']} writes {left:.0f} us an event, "
+               f"against the {memory_cost_us(h, 'ours'):.0f} us they cost now"
+               if left > 0 else
+               "is more than ours reaches with no memory operation at all, so no speed-up of "
+               "the memory path alone can meet it in this job")
+    return (
+        f"Each framework's floor (the headline job with an empty action, k=0, same reps): "
+        f"ours {rate_text(floor)}, {peer_label(r)} "
+        f"{rate_text(h[f'flink-agents{EMPTY}']['steady_events_per_s'])} steady. The source, "
+        "its Python map and the key selector (one Python operator upstream, on its own task "
+        "thread but sharing the interpreter's lock with the agent's) and the framework's own "
+        "operator and event loop are in both floors. The memory operations add "
+        f"{memory_cost_us(h, 'ours'):.0f} us an event to ours and "
+        f"{memory_cost_us(h, 'flink-agents'):.0f} us to flink-agents. 5x flink-agents' steady "
+        f"rate is {rate_text(target)}, {fmt_ratio(target / floor)} of ours' floor: it "
+        f"{verdict}.")
 
 
 def _plain_text(r: dict[str, Any]) -> str:
@@ -211,7 +269,7 @@ def markdown(r: dict[str, Any]) -> str:
         "the action. Ratios = ours/theirs events/s, end to end (wall of the whole job, the "
         "robust figure) and steady state (minus a small job's wall; our jobs last ~2 s, so "
         "this one is noisy for the 1-rep rows).", "",
-        comparison_note(r), "", _plain_text(r), "",
+        comparison_note(r), "", _plain_text(r), "", _empty_text(r), "",
         "| k | keys | p | ours ev/s e2e | theirs ev/s e2e | ratio e2e | ratio steady | "
         "ours service p50/p99 us | theirs service p50/p99 us | ours action p50/p99 us | "
         "theirs action p50/p99 us |",
