@@ -36,7 +36,8 @@ os.environ.setdefault("BENCH_LAT_DIR", tempfile.mkdtemp(prefix="bench-lat-"))
 #: COMMAND, run(quick) -> dict, rows(result) -> [summary rows], markdown(result) -> str and
 #: optionally plot(result, img_dir) -> [file names].
 MODULES = ["bench_stm", "bench_stm_rocksdb", "bench_history", "bench_flink_agents", "bench_ltm",
-           "bench_ltm_checkpoints", "bench_ltm_writes", "bench_ltm_1m", "bench_mem0",
+           "bench_ltm_checkpoints", "bench_ltm_writes", "bench_ltm_1m", "bench_ltm_1m_keys",
+           "bench_mem0",
            "bench_mem0_adds",
            "bench_inspector", "bench_retrieval", "bench_retrieval_locomo",
            "bench_maintenance", "bench_validation",
