@@ -22,7 +22,8 @@ share of the two cores), which a job does not pay.
 The one-key stream also runs inside a job (benchmarks/peers/ltm_stream_job.py): the same
 ticks as runs of one agent on the task thread, searches through ``ctx.memory`` (PEMJA), a
 checkpoint every 10 s instead of the commits. That is what an agent gets, and the figure the
-3 ms target is read from. It lasts :data:`IN_JOB_SECONDS`, not 60 s: the segments a stream
+one-key case's 3 ms target is read from (the many-keys case's is the py4j figure, which py4j's
+round trip can only raise). It lasts :data:`IN_JOB_SECONDS`, not 60 s: the segments a stream
 flushes pile up for minutes before the merge budget pays to merge them, so a minute's searches
 read low (docs/long_term_memory.md). It runs twice: with the vector module flag the clusters
 give their TaskManagers (the SIMD dot product), and without it (Lucene's scalar one), side by
