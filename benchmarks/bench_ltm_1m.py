@@ -61,12 +61,21 @@ def no_easier(check: dict[str, Any]) -> bool:
     return all(shaped[b]["recall_at_10"] <= real[b]["recall_at_10"] for b in real)
 
 
-def run(quick: bool) -> dict[str, Any]:
+def fitted_shape() -> tuple[TextShape, np.ndarray, np.ndarray] | str:
+    """The text-shaped stand-in fitted to the real turn vectors, with those vectors and their
+    questions; or why the real data is missing."""
     real = real_vectors()
     if isinstance(real, str):
-        return {"machine": machine(), "quick": quick, "skipped": real}
+        return real
     data, questions = real
-    shape = TextShape.fit(data)
+    return TextShape.fit(data), data, questions
+
+
+def run(quick: bool) -> dict[str, Any]:
+    fitted = fitted_shape()
+    if isinstance(fitted, str):
+        return {"machine": machine(), "quick": quick, "skipped": fitted}
+    shape, data, questions = fitted
     check = shape_check(shape, data, questions)
     small, big = (2_000, 20_000) if quick else (100_000, 1_000_000)
     sizes = [index_size(n, QUERIES, narrow_beams=SWEEP_BEAMS, vectors=shape.sample)

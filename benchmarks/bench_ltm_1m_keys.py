@@ -21,10 +21,8 @@ import json
 from typing import Any
 
 from .bench_ltm import NARROW_BEAM, index_size
-from .bench_ltm_1m import no_easier
+from .bench_ltm_1m import fitted_shape, no_easier
 from .common import ROOT, machine, module_main
-from .real_text_recall import real_vectors
-from .text_shaped import TextShape
 
 NAME = "ltm_1m_keys"
 TITLE = "Long-term memory at 1M memories per subtask, over many keys"
@@ -34,11 +32,10 @@ DATA = "vectors shaped like real text"
 
 
 def run(quick: bool) -> dict[str, Any]:
-    real = real_vectors()
-    if isinstance(real, str):
-        return {"machine": machine(), "quick": quick, "skipped": real}
-    data, questions = real
-    shape = TextShape.fit(data)
+    fitted = fitted_shape()
+    if isinstance(fitted, str):
+        return {"machine": machine(), "quick": quick, "skipped": fitted}
+    shape = fitted[0]
     n, keys = (20_000, 100) if quick else (1_000_000, 1_000)
     index = index_size(n, QUERIES, keys=keys, narrow_beams=(NARROW_BEAM,), vectors=shape.sample)
     return {"machine": machine(), "quick": quick, "index": index}
