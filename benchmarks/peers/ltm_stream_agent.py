@@ -1,19 +1,24 @@
-"""The one-key write stream of bench_ltm_writes, inside a job (importable, so not __main__).
+"""bench_ltm_writes' write streams inside a job (importable, so not __main__).
 
-Events ``"<op>|k0|<i>|<n>"``, in order from one source subtask:
+Events ``"<op>|<key>|<i>|<n>"``, in order from one source subtask (the one-key stream's key is
+``k0``):
 
 * ``a``: load, add memories i..i+n-1 in one run;
 * ``s``: settle (benchmarks/peers/ltm_agents_ours.py ``settle``);
 * ``q``: search query i, timed, as pass n (1: settled, before the stream; 2: the segments the
   stream left, after it);
-* ``w``: tick i of the stream: add ``PER_TICK`` memories from number n on in one run,
+* ``w``: tick i of the one-key stream: add ``PER_TICK`` memories from number n on in one run,
   committed at its end as any run's adds are. The first ``w`` starts the stream's clock;
 * ``r``: the rest of tick i: search (queries in turn) until the tick's 50 ms are over, at least
-  once. Its first search is the first after the add, which makes the add visible.
+  once. Its first search is the first after the add, which makes the add visible;
+* ``m``: a run of the many-keys stream: search (timed) under the event's key, then add memory
+  n to that key, committed at the run's end. The first ``m`` starts the stream's clock;
+* ``p``: the rest of the many-keys stream's tick i: wait until its 50 ms are over.
 
-So one key gets a batch of memories every 50 ms and searches in between, on the task thread as
-an agent's would, through ``ctx.memory`` (PEMJA, not py4j). Each search is timed around
-``ctx.memory.search`` and written (after the run's searches, outside the timing) to
+So in the one-key stream one key gets a batch of memories every 50 ms and searches in
+between, on the task thread as an agent's would, through ``ctx.memory`` (PEMJA, not py4j).
+Each search is timed around ``ctx.memory.search`` and written (after the run's searches,
+outside the timing) to
 ``$BENCH_LTM_OUT/<thread>.jsonl`` as ``{"pass", "first", "us"}`` (pass 0: the stream, whose
 rows also say when in it the search began: ``"t"``, seconds).
 """
@@ -79,4 +84,11 @@ class StreamAgent(Agent):
             while time.perf_counter() < deadline:
                 rows.append({"pass": 0, "first": False, "t": _stream_s(), "us": _search(ctx)})
             append_rows(rows)
+            write_mark("stream_end", _stream_s())
+        elif op == "m":
+            _clock.setdefault("start", time.perf_counter())
+            append_rows([{"pass": 0, "first": False, "t": _stream_s(), "us": _search(ctx)}])
+            ctx.memory.add(memory_text(n))
+        elif op == "p":
+            time.sleep(max(0.0, _clock["start"] + (i + 1) * TICK_S - time.perf_counter()))
             write_mark("stream_end", _stream_s())

@@ -1,12 +1,15 @@
-"""bench_ltm_writes' one-key stream inside a running job (own process).
+"""bench_ltm_writes' write streams inside a running job (own process).
 
-    python -m benchmarks.peers.ltm_stream_job --corpus C.npz --items N --seconds 60 --out r.json
+    python -m benchmarks.peers.ltm_stream_job --corpus C.npz --items N --seconds 60 \
+        [--keys K] --out r.json
 
 One job, parallelism 1, checkpoints every 10 s to a scratch folder (each commits the index, as
-the py4j stream's commits do): load the corpus's first N memories under one key, settle, search
-the queries (settled), then the stream (benchmarks/peers/ltm_stream_agent.py: 10 memories every
-50 ms, searches in between) for the given seconds, then the queries again over the segments the
-stream left. The corpus holds at least N + 200 x seconds memories.
+the py4j stream's commits do): load the corpus's first N memories, settle, search the queries
+(settled), then the stream (benchmarks/peers/ltm_stream_agent.py) for the given seconds, then
+the queries again over the segments the stream left. The corpus holds at least N + 200 x seconds
+memories. One key (K = 1): all N under it, and every 50 ms 10 memories added to it, searches in
+between. Many keys (K > 1): N / K memories under each, and 200 runs a second (10 a tick), each
+searching one key and then adding a memory to it, keys in turn.
 """
 
 from __future__ import annotations
@@ -26,14 +29,22 @@ CHECKPOINT_MS = 10_000
 WINDOW_S = 30.0
 
 
-def events(items: int, queries: int, ticks: int, per_tick: int) -> list[str]:
+def events(items: int, queries: int, ticks: int, per_tick: int, keys: int = 1) -> list[str]:
     """The job's input, in order."""
-    out = [f"a|k0|{i}|{min(LOAD_BATCH, items - i)}" for i in range(0, items, LOAD_BATCH)]
+    if keys == 1:
+        out = [f"a|k0|{i}|{min(LOAD_BATCH, items - i)}" for i in range(0, items, LOAD_BATCH)]
+    else:
+        per_key = items // keys
+        out = [f"a|k{k}|{k * per_key}|{per_key}" for k in range(keys)]
     out.append("s|k0|0|0")
-    out += [f"q|k0|{j}|1" for j in range(queries)]
+    out += [f"q|k{j % keys}|{j}|1" for j in range(queries)]
     for t in range(ticks):
-        out += [f"w|k0|{t}|{items + t * per_tick}", f"r|k0|{t}|0"]
-    out += [f"q|k0|{j}|2" for j in range(queries)]
+        if keys == 1:
+            out += [f"w|k0|{t}|{items + t * per_tick}", f"r|k0|{t}|0"]
+        else:
+            runs = range(t * per_tick, (t + 1) * per_tick)
+            out += [f"m|k{run % keys}|{t}|{items + run}" for run in runs] + [f"p|k0|{t}|0"]
+    out += [f"q|k{j % keys}|{j}|2" for j in range(queries)]
     return out
 
 
@@ -53,6 +64,7 @@ def main() -> None:
     p.add_argument("--dim", type=int, default=384)
     p.add_argument("--items", type=int, required=True)
     p.add_argument("--seconds", type=float, required=True)
+    p.add_argument("--keys", type=int, default=1)
     p.add_argument("--out", required=True)
     a = p.parse_args()
     out_dir = output_folder("bench-ltm-stream-")
@@ -66,13 +78,15 @@ def main() -> None:
                          f"{a.items + ticks * PER_TICK}")
     agent = StreamAgent(str(Path(a.corpus).resolve()), a.dim)
     checkpoints = Path(out_dir, "checkpoints").as_uri()
-    wall = run_job("bench-ltm-stream-in-job", events(a.items, queries, ticks, PER_TICK), agent,
+    wall = run_job("bench-ltm-stream-in-job", events(a.items, queries, ticks, PER_TICK, a.keys),
+                   agent,
                    {"execution.checkpointing.dir": checkpoints}, checkpoint_ms=CHECKPOINT_MS)
     rows = read_rows(out_dir)
     stream = [r for r in rows if r["pass"] == 0]
     stream_s = mark(out_dir, "stream_end")
     Path(a.out).write_text(json.dumps({
-        "items": a.items, "ticks": ticks, "adds": ticks * PER_TICK, "stream_s": stream_s,
+        "items": a.items, "keys": a.keys, "ticks": ticks, "adds": ticks * PER_TICK,
+        "stream_s": stream_s,
         "vector_module": jvm_has_vector_module(),
         "adds_per_s": ticks * PER_TICK / stream_s, "job_s": wall,
         "hnsw_beam": int(mark(out_dir, "hnsw_beam")),
