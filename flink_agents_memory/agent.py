@@ -25,7 +25,9 @@ def action(*event_types: type[Event]) -> Callable[[Any], Any]:
     """Mark a function of an Agent as an action listening to ``event_types``.
 
     Works above or below ``@staticmethod``; the function is called as ``fn(event, ctx)``
-    (or ``self.fn(event, ctx)`` for an instance method).
+    (or ``self.fn(event, ctx)`` for an instance method). An ``async def`` action may
+    ``await ctx.durable_execute_async(...)``: the run then waits off the task thread while the
+    subtask runs other keys' inputs (docs/async_actions.md).
     """
     if not event_types:
         raise AgentDefinitionError("@action needs at least one event type")
@@ -50,6 +52,8 @@ class ActionSpec:
     name: str
     listens: tuple[type[Event], ...]
     fn: Callable[[Event, Any], Any]
+    #: ``async def``: calling ``fn`` returns a coroutine the run drives (runtime/runner.py).
+    is_async: bool = False
 
 
 class Agent:
@@ -113,6 +117,10 @@ class Agent:
         self.long_term_memory.check_embedder()
         return self.get_actions()
 
+    def has_async_actions(self) -> bool:
+        """Whether any action is ``async def``: its job then runs several runs in flight."""
+        return any(spec.is_async for spec in self.get_actions())
+
     def get_actions(self) -> list[ActionSpec]:
         """The agent's actions, in definition order; raises AgentDefinitionError if malformed."""
         specs: list[ActionSpec] = []
@@ -126,7 +134,8 @@ class Agent:
                 seen.add(name)
                 fn = getattr(self, name)
                 _check_signature(type(self).__name__, name, fn)
-                specs.append(ActionSpec(name=name, listens=listens, fn=fn))
+                specs.append(ActionSpec(name=name, listens=listens, fn=fn,
+                                        is_async=inspect.iscoroutinefunction(fn)))
         if not specs:
             raise AgentDefinitionError(f"agent {type(self).__name__} has no @action functions")
         return specs

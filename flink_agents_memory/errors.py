@@ -70,3 +70,13 @@ class UnhandledEventError(RunError):
 
 class RunawayRunError(RunError):
     """A run produced more events than the configured maximum (most likely an event loop)."""
+
+
+class CallTimeoutError(FlinkAgentsMemoryError, TimeoutError):
+    """An awaited call did not finish within ``AgentConfig.call_timeout_ms``; raised in the
+    action that awaited it, so ``on_error`` decides as for any failure."""
+
+
+class DurableCallError(FlinkAgentsMemoryError, RuntimeError):
+    """A durable call failed when it was first made, and a replay of its run got the recorded
+    failure instead of calling again (the original exception type could not be rebuilt)."""

@@ -12,6 +12,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+class _Server(ThreadingHTTPServer):
+    #: Hundreds of runs in flight connect at once; the default backlog of 5 would refuse some.
+    request_queue_size = 1024
+
+
 class ScriptedLLMServer:
     """Answers ``/chat/completions`` with the next scripted reply (a str, or an int HTTP status)
     and ``/embeddings`` with ``embed(texts)``; records every request body.
@@ -29,6 +34,10 @@ class ScriptedLLMServer:
         #: Seconds each chat completion waits before answering (to make clients time out).
         self.delay_s = 0.0
         self._embed = embed
+        #: Chat completions being answered now, and the most there ever were at once.
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -43,11 +52,18 @@ class ScriptedLLMServer:
                     data = [{"index": i, "embedding": list(map(float, v))}
                             for i, v in enumerate(server._embed(body["input"]))]
                     return self._send(200, {"data": data})
-                time.sleep(server.delay_s)
-                if server._respond is not None:
-                    reply = server._respond(body)
-                else:
-                    reply = server.replies.popleft() if server.replies else '{"facts": []}'
+                with server._lock:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    time.sleep(server.delay_s)
+                    if server._respond is not None:
+                        reply = server._respond(body)
+                    else:
+                        reply = server.replies.popleft() if server.replies else '{"facts": []}'
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
                 if isinstance(reply, int):
                     return self._send(reply, {"error": "scripted failure"})
                 return self._send(200, {"choices": [{"message": {"content": reply}}]})
@@ -62,7 +78,7 @@ class ScriptedLLMServer:
                 with contextlib.suppress(BrokenPipeError):
                     self.wfile.write(raw)
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     @property

@@ -37,6 +37,24 @@ def carry(store: ElementCallStore) -> None:
     _local.carried = store
 
 
+class AsyncHost(Protocol):
+    """The Python function's side of runs in flight (runtime/function.py)."""
+
+    def async_settings(self) -> list[int] | None: ...
+
+    def take_waiting(self) -> int | None: ...
+
+    def resume_next(self, run_id: int) -> None: ...
+
+    def settled(self) -> list[int]: ...
+
+
+def host(function: AsyncHost) -> None:
+    """Called by the Python function's ``open()``: the :class:`DirectEntry` created next goes
+    on with waiting runs through it."""
+    _local.host = function
+
+
 def on_checkpoint_call(callback: Callable[[], None]) -> None:
     """Called by the Python function: ``callback()`` runs at every checkpoint of its operator."""
     _local.callbacks = [*getattr(_local, "callbacks", []), callback]
@@ -64,9 +82,13 @@ class PyFlinkOperation(Protocol):
     def process_element(self, value: Any) -> Iterable[Any]: ...
 
 
+    def on_timer(self, timestamp: int) -> Iterable[Any]: ...
+
+
 #: What an element's call returns to the operator: its outputs, the paths to read ahead from
-#: the next element on (None: unchanged) and short-term memory's writes (None: none).
-Returned = tuple[list[Any], list[str] | None, dict[str, str] | None]
+#: the next element on (None: unchanged), short-term memory's writes (None: none) and the id of
+#: its run if the run waits on a call (None: it ended).
+Returned = tuple[list[Any], list[str] | None, dict[str, str] | None, int | None]
 
 
 class DirectEntry:
@@ -78,13 +100,17 @@ class DirectEntry:
 
     def __init__(self, operation: PyFlinkOperation) -> None:
         self._process = operation.process_element
+        self._on_timer = operation.on_timer
         self._carried: ElementCallStore | None = getattr(_local, "carried", None)
         _local.carried = None
+        self._host: AsyncHost | None = getattr(_local, "host", None)
+        _local.host = None
 
     def process_element(self, value: Any, ahead: list[str | None] | None) -> Returned:
         carried = self._carried
         if carried is None:
-            return list(self._process(value)), None, None
+            outputs = list(self._process(value))
+            return outputs, None, None, self._host.take_waiting() if self._host else None
         carried.begin(ahead)
         try:
             outputs = list(self._process(value))
@@ -92,4 +118,24 @@ class DirectEntry:
             carried.abandon()
             raise
         keys, puts = carried.end()
-        return outputs, keys, puts
+        return outputs, keys, puts, None
+
+    # -- runs in flight (an agent with async actions) ---------------------------------------------
+    def async_settings(self) -> list[int] | None:
+        """``[max runs in flight, max inputs waiting]``, or None for an agent without async
+        actions (every run then ends in its element's call)."""
+        return None if self._host is None else self._host.async_settings()
+
+    def resume(self, run_id: int) -> tuple[list[Any], int | None]:
+        """Go on with run ``run_id`` (the operator has set its key): ``(outputs, its id if it
+        waits again)``. It goes through PyFlink's timer path, the one other way into the
+        operation that applies chained functions, side outputs and converters as an element's
+        call does; the function tells the resumption from a timer (runtime/function.py)."""
+        assert self._host is not None
+        self._host.resume_next(run_id)
+        outputs = list(self._on_timer(0))
+        return outputs, self._host.take_waiting()
+
+    def settled(self) -> list[int]:
+        """Ids of waiting runs whose calls settled (or timed out) since the last time."""
+        return [] if self._host is None else self._host.settled()

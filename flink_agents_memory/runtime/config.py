@@ -52,5 +52,25 @@ class AgentConfig(BaseModel):
         description="A failed run: fail the job (it restarts from its last checkpoint), skip "
         "the input (logged and counted), or emit it to the dead-letter side output.",
     )
+    max_runs_in_flight: int = Field(
+        64, ge=1, le=100_000,
+        description="Runs of an agent with async actions that may wait on calls at once per "
+        "subtask; at the limit the subtask takes no input (backpressure).",
+    )
+    max_inputs_waiting: int | None = Field(
+        None, ge=1, description="Inputs accepted and not finished per subtask (runs in flight "
+        "and inputs queued behind a busy key); None: 8 x max_runs_in_flight. At the limit the "
+        "subtask takes no input.",
+    )
+    call_timeout_ms: int = Field(
+        60_000, ge=1, description="An awaited call that takes longer raises CallTimeoutError "
+        "in its action (on_error decides).",
+    )
     metrics: bool = Field(True, description="Report Flink metrics (agents.memory.*).")
     metrics_flush_ms: int = Field(200, ge=1, description="How often metrics reach Flink.")
+
+    @property
+    def inputs_waiting_limit(self) -> int:
+        """``max_inputs_waiting``, or its default, never below ``max_runs_in_flight``."""
+        return max(self.max_inputs_waiting or 8 * self.max_runs_in_flight,
+                   self.max_runs_in_flight)

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ActionFailedError
 from ..metrics import MetricsRecorder
+from .calls import PendingCall
 from .config import AgentConfig
 from .run_context import RunContext
 from .runner import AgentRunner
@@ -38,6 +39,18 @@ class DeadLetter:
     error: str
     error_type: str
     action: str | None
+
+
+@dataclass
+class Run:
+    """A run that may wait on calls: its own context, its input and where it stands."""
+
+    id: int
+    ctx: RunContext
+    value: Any
+    steps: Generator[PendingCall, PendingCall, list[Any]] = field(repr=False)
+    #: The call it waits on (None: not waiting).
+    call: PendingCall | None = None
 
 
 class RunExecutor:
@@ -71,16 +84,52 @@ class RunExecutor:
         except Exception as e:
             self._runs -= 1
             ctx.rollback()
-            return self._failed(value, e)
+            ctx.end_durable()
+            return self._failed(value, e, ctx.key)
         try:
             ctx.runtime.write(plan, sampled)
         except BaseException:
             ctx.rollback()
             raise
+        finally:
+            ctx.end_durable()
         if sampled:
             metrics.observe("agent.events_per_run", self._runner.last_events)
             metrics.observe("agent.run_latency_us", (time.perf_counter() - start) * 1e6)
             metrics.maybe_flush()
+        return outputs
+
+    def begin(self, run_id: int, ctx: RunContext, value: Any, key: Callable[[], Any],
+              now_ms: int) -> Run:
+        """A run in ``ctx`` (a context of its own) that :meth:`advance` takes forward."""
+        self._runs += 1
+        ctx.begin(key, now_ms, value)
+        return Run(run_id, ctx, value, self._runner.steps(value, ctx))
+
+    def advance(self, run: Run) -> list[Any] | None:
+        """Take ``run`` on until it awaits a call (None; ``run.call`` is that call) or ends
+        (its outputs, or ``[DeadLetter]``, as :meth:`execute` returns them)."""
+        ctx = run.ctx
+        settled, run.call = run.call, None
+        try:
+            try:
+                run.call = run.steps.send(settled)  # type: ignore[arg-type]
+                return None
+            except StopIteration as done:
+                outputs: list[Any] = done.value
+            plan = ctx.runtime.prepare_commit()
+        except Exception as e:
+            self._runs -= 1
+            ctx.rollback()
+            ctx.end_durable()
+            return self._failed(run.value, e, ctx.key)
+        try:
+            ctx.runtime.write(plan)
+        except BaseException:
+            ctx.rollback()
+            raise
+        finally:
+            ctx.end_durable()
         return outputs
 
     def maintain(self, key: Callable[[], Any], now_ms: int) -> int | None:
@@ -106,12 +155,11 @@ class RunExecutor:
             raise
         return runtime.take_timer()
 
-    def _failed(self, value: Any, error: Exception) -> list[Any]:
+    def _failed(self, value: Any, error: Exception, key: Any) -> list[Any]:
         self._metrics.inc("agent.failed_runs")
         if self._policy == "fail":
             raise error
         action = error.action if isinstance(error, ActionFailedError) else None
-        key = self._ctx.key
         if self._policy == "skip":
             self._metrics.inc("agent.skipped_runs")
             log.warning("skipped a failed run for key %r: %s", key, error)

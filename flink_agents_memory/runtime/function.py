@@ -23,9 +23,13 @@ from . import bridge
 from .config import AgentConfig
 from .element_call import ElementCallStore
 from .executor import DeadLetter
+from .in_flight import InFlightRuns
 from .memory_runtime import StateFactory
 from .pyflink_internals import java_state
 from .wiring import wire_agent
+
+#: How long a maintenance pass waits when its key has a run waiting on a call.
+MAINTENANCE_RETRY_MS = 1_000
 
 #: Side output of failed runs under on_error="dead_letter" (JSON text: key, input, error...).
 DEAD_LETTER_TAG = OutputTag("flink_agents_memory.dead_letter", Types.STRING())
@@ -135,18 +139,46 @@ class AgentProcessFunction(KeyedProcessFunction):
         config = self._config
         metrics = MetricsRecorder(sink, config.metrics_flush_ms / 1000, enabled=config.metrics)
         self._metrics = metrics
-        states = FlinkStates(runtime_context, config, state_reads, element_call_state)
+        has_async = self._agent.has_async_actions()
+        # Runs in flight each read and write state themselves: nothing travels with elements.
+        states = FlinkStates(runtime_context, config, state_reads,
+                             None if has_async else element_call_state)
         wired = wire_agent(self._agent, config, states, store, metrics)
         self._executor = wired.executor
         self._runtime = wired.ctx.runtime
         self._event_time = config.retention_time == "event"
         self._maintained = self._runtime.maintenance is not None
+        self._in_flight: InFlightRuns | None = None
+        #: The run the operator resumes through the timer path, and the run left waiting.
+        self._resuming: int | None = None
+        self._waiting: int | None = None
+        if has_async:
+            self._in_flight = InFlightRuns(wired.executor, wired.new_context, config, metrics)
+            bridge.host(self)
         bridge.on_checkpoint_call(wired.ctx.runtime.on_checkpoint)
         if config.metrics:
             bridge.on_checkpoint_call(metrics.flush)
 
     def close(self) -> None:
         self._metrics.flush()
+        if self._in_flight is not None:
+            self._in_flight.close()
+
+    # -- runs in flight (bridge.AsyncHost) ---------------------------------------------------------
+    def async_settings(self) -> list[int] | None:
+        config = self._config
+        return [config.max_runs_in_flight, config.inputs_waiting_limit]
+
+    def take_waiting(self) -> int | None:
+        waiting, self._waiting = self._waiting, None
+        return waiting
+
+    def resume_next(self, run_id: int) -> None:
+        self._resuming = run_id
+
+    def settled(self) -> list[int]:
+        assert self._in_flight is not None
+        return self._in_flight.settled()
 
     @staticmethod
     def _event_timestamp(ctx: KeyedProcessFunction.Context) -> int:
@@ -161,16 +193,36 @@ class AgentProcessFunction(KeyedProcessFunction):
     def process_element(self, value: Any, ctx: KeyedProcessFunction.Context) -> Iterable[Any]:
         # Flink's processing time is the wall clock; reading it here saves a call into Java.
         now = self._event_timestamp(ctx) if self._event_time else time.time_ns() // 1_000_000
+        if self._in_flight is not None:
+            outputs, self._waiting = self._in_flight.start(value, ctx.get_current_key(), now)
+            return self._ended(outputs, ctx)
         outputs = self._executor.execute(value, ctx.get_current_key, now)
-        if self._maintained:
-            self._register(ctx, self._runtime.take_timer())
+        return self._ended(outputs, ctx, self._runtime)
+
+    def _ended(self, outputs: list[Any], ctx: Any, runtime: Any = None) -> list[Any]:
+        """A run's outputs as the operation emits them, after registering the maintenance timer
+        its commit asks for (``runtime``: the one it ran in; for runs in flight, theirs)."""
+        if self._maintained and (runtime is not None or self._waiting is None):
+            runtime = runtime or (self._in_flight and self._in_flight.last_runtime)
+            self._register(ctx, runtime.take_timer())
         if outputs and type(outputs[0]) is DeadLetter:
             return [(DEAD_LETTER_TAG, dead_letter_json(outputs[0]))]
         return outputs
 
     def on_timer(self, timestamp: int, ctx: KeyedProcessFunction.OnTimerContext) -> Iterable[Any]:
         """A key's maintenance pass is due: run it at the timer's time (so a replay after a
-        restore computes the same scores) and register the next timer if it asks for one."""
+        restore computes the same scores) and register the next timer if it asks for one. A
+        pass on a key whose run waits on a call is retried a second later, so it never writes
+        under a run that has not committed. (The operator also comes this way to go on with a
+        waiting run: see bridge.DirectEntry.resume.)"""
+        if self._resuming is not None:
+            assert self._in_flight is not None
+            run_id, self._resuming = self._resuming, None
+            outputs, self._waiting = self._in_flight.resume(run_id)
+            return self._ended(outputs, ctx)
+        if self._in_flight is not None and self._in_flight.is_busy(ctx.get_current_key()):
+            self._register(ctx, int(timestamp) + MAINTENANCE_RETRY_MS)
+            return []
         self._register(ctx, self._executor.maintain(ctx.get_current_key, int(timestamp)))
         return []
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Coroutine, Generator
 from typing import Any
 
 from ..agent import ActionSpec
 from ..errors import ActionFailedError, RunawayRunError, UnhandledEventError
 from ..events import Event, InputEvent, OutputEvent
 from ..metrics import MetricsRecorder
+from .calls import PendingCall
 from .config import AgentConfig
 from .run_context import RunContext
 
@@ -61,10 +63,24 @@ class AgentRunner:
         return route
 
     def run(self, value: Any, ctx: RunContext) -> list[Any]:
-        """Process one input element; returns the outputs of its OutputEvents, in order.
+        """Process one input element to its end, making any awaited call on this thread;
+        returns the outputs of its OutputEvents, in order.
 
         Raises a RunError subclass when the run fails; the caller then discards its writes.
         """
+        steps = self.steps(value, ctx)
+        send: PendingCall | None = None
+        while True:
+            try:
+                call = steps.send(send)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
+            call.run_inline()
+            send = call
+
+    def steps(self, value: Any, ctx: RunContext) -> Generator[PendingCall, PendingCall, list[Any]]:
+        """One run as a generator: it yields each call an async action awaits and is sent the
+        call back once settled; it returns the run's outputs. Sync actions never yield."""
         queue: deque[Event] | None = None  # created when an action sends an event
         event: Event = input_event(value)
         outputs: list[Any] = []
@@ -89,7 +105,10 @@ class AgentRunner:
                 ctx.current_action = spec.name
                 calls[spec.name] += 1
                 try:
-                    spec.fn(event, ctx)
+                    if spec.is_async:
+                        yield from _drive(spec.fn(event, ctx), ctx, spec.name)
+                    else:
+                        spec.fn(event, ctx)
                 except Exception as e:
                     self._metrics.inc(self._names[spec.name][1])
                     raise ActionFailedError(spec.name, event, e) from e
@@ -103,3 +122,30 @@ class AgentRunner:
         ctx.current_action = None
         self.last_events = handled
         return outputs
+
+
+def _drive(coroutine: Coroutine[PendingCall, Any, Any], ctx: RunContext,
+           action: str) -> Generator[PendingCall, PendingCall, None]:
+    """Runs an async action's coroutine: each call it awaits goes up to the host, and the
+    settled call's result (or error) goes back into the coroutine. Between steps other runs
+    use the subtask, so the run's action name is set again each time it goes on."""
+    send: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            awaited = coroutine.send(send) if error is None else coroutine.throw(error)
+        except StopIteration:
+            return
+        if not isinstance(awaited, PendingCall):
+            coroutine.close()
+            raise TypeError(
+                f"action {action!r} awaited {awaited!r}: an async action may await "
+                "ctx.durable_execute_async(...) and the package's *_async methods only "
+                "(there is no asyncio loop on the task thread)")
+        try:
+            call = yield awaited
+        except GeneratorExit:
+            coroutine.close()
+            raise
+        ctx.current_action = action
+        send, error = (None, call.error) if call.error is not None else (call.result, None)

@@ -46,6 +46,11 @@ public final class AgentMetrics {
         }).set(value);
     }
 
+    /** Registers the gauge {@code kind.name} read from {@code value} (figures Java keeps itself). */
+    public void gauge(String name, java.util.function.IntSupplier value) {
+        group(name).gauge(leaf(name), (Gauge<Integer>) value::getAsInt);
+    }
+
     /** Adds samples (little-endian int64, e.g. microseconds) to the histogram {@code kind.name}. */
     public void observe(String name, byte[] samples) {
         Histogram histogram = histograms.computeIfAbsent(

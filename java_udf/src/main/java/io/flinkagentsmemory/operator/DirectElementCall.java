@@ -47,19 +47,51 @@ final class DirectElementCall<IN, OUT> {
 
     /**
      * Runs the operation on {@code value}, applies the short-term writes it returns, and emits
-     * its outputs. Python returns {@code (outputs, keys to read ahead or None, writes or None)}.
+     * its outputs. Python returns {@code (outputs, keys to read ahead or None, writes or None,
+     * the id of the run if it waits on a call, else None)}; the id is returned.
      */
-    void process(IN value, TimestampedCollector<OUT> collector) throws Exception {
+    Long process(IN value, TimestampedCollector<OUT> collector) throws Exception {
         Object returned = interpreter.invokeMethod(
                 ENTRY, "process_element", new Object[] {input.toExternal(value), state.readAhead()});
         List<?> parts = PythonLists.asList(returned, "an element's call");
-        if (parts.size() != 3) {
+        if (parts.size() != 4) {
             throw new IllegalStateException("Python returned " + parts.size()
-                    + " parts for an element's call, not (outputs, keys, writes)");
+                    + " parts for an element's call, not (outputs, keys, writes, waiting run)");
         }
         state.apply(parts.get(1), parts.get(2));
-        for (Object each : PythonLists.asList(parts.get(0), "an element's outputs")) {
+        emit(parts.get(0), collector);
+        return runId(parts.get(3));
+    }
+
+    /**
+     * Goes on with a waiting run whose call settled (the operator has set its key); emits its
+     * outputs if it ended. Python returns {@code (outputs, the run's id if it waits again)}.
+     */
+    Long resume(long runId, TimestampedCollector<OUT> collector) throws Exception {
+        List<?> parts = PythonLists.asList(
+                interpreter.invokeMethod(ENTRY, "resume", new Object[] {runId}), "a run's resumption");
+        emit(parts.get(0), collector);
+        return runId(parts.get(1));
+    }
+
+    /** Ids of waiting runs whose calls settled since the last time. */
+    List<?> settled() {
+        return PythonLists.asList(interpreter.invokeMethod(ENTRY, "settled"), "the settled runs");
+    }
+
+    /** {@code [max runs in flight, max inputs waiting]} for an agent with async actions, else null. */
+    List<?> asyncSettings() {
+        Object settings = interpreter.invokeMethod(ENTRY, "async_settings");
+        return settings == null ? null : PythonLists.asList(settings, "the async settings");
+    }
+
+    private void emit(Object outputs, TimestampedCollector<OUT> collector) {
+        for (Object each : PythonLists.asList(outputs, "an element's outputs")) {
             collector.collect(output.toInternal(each));
         }
+    }
+
+    private static Long runId(Object id) {
+        return id == null ? null : ((Number) id).longValue();
     }
 }

@@ -3,8 +3,14 @@ package io.flinkagentsmemory.operator;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.RunnableFuture;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.api.java.typeutils.TupleTypeInfo;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
@@ -16,10 +22,12 @@ import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.functions.python.DataStreamPythonFunctionInfo;
 import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.api.operators.python.embedded.AbstractEmbeddedDataStreamPythonFunctionOperator;
 import org.apache.flink.streaming.api.operators.python.embedded.EmbeddedPythonKeyedProcessOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
@@ -52,6 +60,12 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
     private transient ElementCallState elementCallState;
     /** Why the index of the snapshot being taken could not be written, if it could not. */
     private transient IOException indexSnapshotFailure;
+    /** Runs in flight, for an agent with async actions (null: every run ends in its element's call). */
+    private transient AsyncRunDriver<Object, IN> asyncRuns;
+    private transient ListState<Tuple2<Long, IN>> pendingInputs;
+    private transient boolean pollScheduled;
+    /** The keyed state of an async agent's waiting inputs (see AsyncRunDriver). */
+    static final String PENDING_INPUTS = "flink_agents_memory.pending_inputs";
 
     public MemoryAgentOperator(
             Configuration config,
@@ -138,9 +152,116 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
     /** As PyFlink's operator does, with the element's Python call made once ({@link DirectElementCall}). */
     @Override
     public void processElement(StreamRecord<IN> element) throws Exception {
+        if (asyncRuns != null) {
+            asyncRuns.processElement(element.getValue(),
+                    element.hasTimestamp() ? element.getTimestamp() : AsyncRunDriver.NO_TIMESTAMP);
+            return;
+        }
         collector.setTimestamp(element);
         timestamp = element.getTimestamp();
         direct.process(element.getValue(), collector);
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        if (asyncRuns != null) {
+            asyncRuns.processWatermark(mark.getTimestamp());
+        } else {
+            super.processWatermark(mark);
+        }
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        List<?> settings = direct.asyncSettings();
+        if (settings == null) {
+            return;
+        }
+        pendingInputs = getRuntimeContext().getListState(new ListStateDescriptor<>(
+                PENDING_INPUTS, new TupleTypeInfo<Tuple2<Long, IN>>(BasicTypeInfo.LONG_TYPE_INFO, inputTypeInfo)));
+        asyncRuns = new AsyncRunDriver<>(asyncHost(),
+                ((Number) settings.get(0)).intValue(), ((Number) settings.get(1)).intValue(),
+                getContainingTask().getMailboxExecutorFactory().createExecutor(getOperatorConfig().getChainIndex()));
+        metrics.gauge("async.runs_in_flight", asyncRuns::runsInFlight);
+        metrics.gauge("async.inputs_waiting", asyncRuns::inputsWaiting);
+        asyncRuns.restore(getKeyedStateBackend().<Object>getKeys(PENDING_INPUTS, VoidNamespace.INSTANCE).iterator());
+    }
+
+    /** End of input: every run in flight and every queued input finishes before the operator does. */
+    @Override
+    public void endInput() {
+        if (asyncRuns != null) {
+            try {
+                asyncRuns.drain();
+            } catch (Exception e) {
+                throw new IllegalStateException("runs in flight failed at the end of input", e);
+            }
+        }
+        super.endInput();
+    }
+
+    private AsyncRunDriver.Host<Object, IN> asyncHost() {
+        return new AsyncRunDriver.Host<>() {
+            @Override
+            public Object currentKey() {
+                return getCurrentKey();
+            }
+
+            @Override
+            public void setCurrentKey(Object key) {
+                MemoryAgentOperator.this.setCurrentKey(key);
+            }
+
+            @Override
+            public ListState<Tuple2<Long, IN>> pending() {
+                return pendingInputs;
+            }
+
+            @Override
+            public void useTimestamp(long ts) {
+                if (ts == AsyncRunDriver.NO_TIMESTAMP) {
+                    collector.eraseTimestamp();
+                    timestamp = Long.MIN_VALUE;
+                } else {
+                    collector.setAbsoluteTimestamp(ts);
+                    timestamp = ts;
+                }
+            }
+
+            @Override
+            public Long start(IN value) throws Exception {
+                return direct.process(value, collector);
+            }
+
+            @Override
+            public Long resume(long runId) throws Exception {
+                return direct.resume(runId, collector);
+            }
+
+            @Override
+            public List<?> settled() throws Exception {
+                return direct.settled();
+            }
+
+            @Override
+            public void passWatermark(long watermark) throws Exception {
+                MemoryAgentOperator.super.processWatermark(new Watermark(watermark));
+            }
+
+            @Override
+            public void schedulePoll() {
+                if (pollScheduled) {
+                    return;
+                }
+                pollScheduled = true;
+                var time = getProcessingTimeService();
+                time.registerTimer(time.getCurrentProcessingTime() + 1, t -> {
+                    pollScheduled = false;
+                    asyncRuns.poll();
+                });
+            }
+        };
     }
 
     @Override

@@ -17,6 +17,9 @@ final class PythonLists {
         if (value instanceof List<?> list) {
             return list;
         }
+        if (value instanceof long[] longs) {
+            return Arrays.stream(longs).boxed().toList();
+        }
         throw new IllegalStateException("Python returned "
                 + (value == null ? "None" : value.getClass().getName()) + " for " + what + ", not a list");
     }
