@@ -9,7 +9,8 @@ and not the long-term memory's ``get_history`` or ``history(id)``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .events import Event
 from .memory.memory_object import MemoryObject
@@ -18,6 +19,9 @@ if TYPE_CHECKING:
     from .knowledge.items import KnowledgeItem
     from .memory.history import History
     from .memory.items import MemoryAPI
+
+
+T = TypeVar("T")
 
 
 class RunnerContext(ABC):
@@ -60,3 +64,21 @@ class RunnerContext(ABC):
                          limit: int = 10) -> list[KnowledgeItem]:
         """Search the agent's shared knowledge bases (``Agent.knowledge_bases``); results of
         every base (or of those having ``source``) merged by score, best ``limit`` first."""
+
+    @abstractmethod
+    def durable_execute(self, fn: Callable[..., T], *args: Any,
+                        reconciler: Callable[[], T] | None = None, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` with its outcome recorded, so a replay after a failure gets
+        the recorded result instead of calling again (docs/async_actions.md)."""
+
+    @abstractmethod
+    async def durable_execute_async(self, fn: Callable[..., Any], *args: Any,
+                                    reconciler: Callable[[], Any] | None = None,
+                                    **kwargs: Any) -> Any:
+        """:meth:`durable_execute` off the task thread, in an ``async def`` action: the run
+        waits while the subtask runs other keys' inputs."""
+
+    @abstractmethod
+    async def search_knowledge_async(self, query: str, source: str | None = None,
+                                     limit: int = 10) -> list[KnowledgeItem]:
+        """:meth:`search_knowledge` off the task thread, in an ``async def`` action."""

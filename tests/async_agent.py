@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from flink_agents_memory import Agent, InputEvent, OutputEvent, action
@@ -31,4 +32,25 @@ class AskingAgent(Agent):
         for n in range(self.calls):
             answer = await ctx.durable_execute_async(ask, self.url, f"{key}|{i}|{n}")
         stm.set("seen", [*seen, int(i)])
-        ctx.send_event(OutputEvent(output=f"{key}|{i}|{len(seen)}|{answer}"))
+        ctx.send_event(OutputEvent(output=f"{key}|{i}|{','.join(map(str, seen))}|{answer}"))
+
+
+class FailingAskingAgent(AskingAgent):
+    """AskingAgent that fails one run (once, marked by a file) once a checkpoint of the job
+    has completed and its input is ``fail_from`` or later: the job restores with runs in flight."""
+
+    def __init__(self, url: str, calls: int, checkpoint_dir: str, marker: str,
+                 fail_from: int) -> None:
+        super().__init__(url, calls)
+        self.checkpoint_dir = checkpoint_dir
+        self.marker = marker
+        self.fail_from = fail_from
+
+    @action(InputEvent)
+    async def handle(self, event: InputEvent, ctx: Any) -> None:
+        await AskingAgent.handle(self, event, ctx)
+        i = int(str(event.input).split("|")[1])
+        if i >= self.fail_from and not Path(self.marker).exists() and any(
+                Path(self.checkpoint_dir).glob("*/chk-*/_metadata")):
+            Path(self.marker).write_text(str(i))
+            raise RuntimeError(f"injected failure at {i}")

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from ..models.llm import LLMError
+from ..models.llm import LLM, LLMError
 
 if TYPE_CHECKING:
     from .long_term import LongTermMemory
@@ -62,17 +63,28 @@ def parse_json_answer(text: str, field: str) -> list[Any] | None:
     return value if isinstance(value, list) else None
 
 
-def _ask(memory: LongTermMemory, system: str, user: str, field: str) -> list[Any] | None:
-    assert memory.llm is not None
-    memory.metrics.inc("long_term.llm_calls")
+#: What the pipeline asks the LLM: the chat messages of one completion.
+Question = list[dict[str, str]]
+
+
+def complete(llm: LLM, question: Question) -> str | LLMError:
+    """One JSON completion; an LLMError is returned, not raised, so the pipeline logs it and
+    stores nothing (on the worker thread for add_messages_async)."""
     try:
-        answer = memory.llm.complete(
-            [{"role": "system", "content": system}, {"role": "user", "content": user}],
-            response_format={"type": "json_object"},
-        )
+        return llm.complete(question, response_format={"type": "json_object"})
     except LLMError as e:
+        return e
+
+
+def _question(system: str, user: str) -> Question:
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def _read(memory: LongTermMemory, answer: str | LLMError, field: str) -> list[Any] | None:
+    memory.metrics.inc("long_term.llm_calls")
+    if isinstance(answer, LLMError):
         memory.metrics.inc("long_term.llm_failures")
-        log.warning("add_messages: LLM call failed, nothing stored: %s", e)
+        log.warning("add_messages: LLM call failed, nothing stored: %s", answer)
         return None
     usage = getattr(memory.llm, "last_usage", None) or {}
     memory.metrics.inc("long_term.llm_tokens", int(usage.get("total_tokens", 0) or 0))
@@ -86,11 +98,29 @@ def _ask(memory: LongTermMemory, system: str, user: str, field: str) -> list[Any
 
 def add_messages(memory: LongTermMemory, messages: list[dict[str, str]] | str, infer: bool,
                  metadata: dict[str, Any]) -> list[dict[str, Any]]:
+    """The pipeline with its LLM calls made on this thread."""
+    steps = add_messages_steps(memory, messages, infer, metadata)
+    answer: str | LLMError | None = None
+    while True:
+        try:
+            question = steps.send(answer)  # type: ignore[arg-type]
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+        assert memory.llm is not None
+        answer = complete(memory.llm, question)
+
+
+def add_messages_steps(memory: LongTermMemory, messages: list[dict[str, str]] | str,
+                       infer: bool, metadata: dict[str, Any],
+                       ) -> Generator[Question, str | LLMError, list[dict[str, Any]]]:
+    """The pipeline as a generator: it yields each question for the LLM and is sent the
+    answer, so the sync and async forms share one implementation (the async form awaits each
+    call off the task thread; the memory steps in between run on it)."""
     msgs = _normalise(messages)
     if not infer:
         return _store_verbatim(memory, msgs, metadata)
     conversation = "\n".join(f"{m['role']}: {m['content']}" for m in msgs)
-    facts = _ask(memory, FACT_PROMPT, conversation, "facts")
+    facts = _read(memory, (yield _question(FACT_PROMPT, conversation)), "facts")
     facts = [f.strip() for f in facts or [] if isinstance(f, str) and f.strip()]
     if not facts:
         return []
@@ -102,7 +132,7 @@ def add_messages(memory: LongTermMemory, messages: list[dict[str, str]] | str, i
                 shown[str(len(shown))] = hit
     existing = [{"id": small, "text": doc["memory"]} for small, doc in shown.items()]
     prompt = json.dumps({"existing_memories": existing, "new_facts": facts}, ensure_ascii=False)
-    decisions = _ask(memory, UPDATE_PROMPT, prompt, "memory")
+    decisions = _read(memory, (yield _question(UPDATE_PROMPT, prompt)), "memory")
     if decisions is None:
         return []
     return [r for d in decisions if (r := _apply(memory, d, shown, metadata)) is not None]

@@ -22,6 +22,7 @@ from ..errors import MemoryNotFoundError, MemoryValueError
 from ..jvm import LongTermMemoryStore
 from ..metrics import MetricsRecorder, Timer
 from ..models.llm import LLM
+from ..runtime.calls import PendingCall
 from .access import AccessLog
 from .audit import AuditTrail, MemoryEvent, iso_utc
 from .filters import check_filters, check_limit, check_min_score, check_query
@@ -206,14 +207,36 @@ class LongTermMemory(MemoryAPI):
         """The mem0 add pipeline of the memory system design (see memory/add_pipeline.py)."""
         from .add_pipeline import add_messages
 
+        infer = self._infer(infer)
+        return add_messages(self, messages, infer,
+                            check_metadata(metadata, "ctx.memory.add_messages", self.limits))
+
+    async def add_messages_async(self, messages: list[dict[str, str]] | str, infer: bool = True,
+                                 metadata: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """:meth:`add_messages` in an async action: its two LLM calls run off the task thread
+        (the run waits, the subtask goes on); the memory steps between them run on it."""
+        from .add_pipeline import add_messages_steps, complete
+
+        infer = self._infer(infer)
+        steps = add_messages_steps(self, messages, infer, check_metadata(
+            metadata, "ctx.memory.add_messages_async", self.limits))
+        answer: Any = None
+        while True:
+            try:
+                question = steps.send(answer)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
+            answer = await PendingCall(complete, (self.config.llm, question), {})
+
+    def _infer(self, infer: bool) -> bool:
+        """``infer``, off (with one warning) when no LLM is configured."""
         if infer and self.config.llm is None:
             if not self._warned_no_llm:
                 log.warning("add_messages(infer=True) without an LLM configured: storing the "
                             "messages as they are (infer is off)")
                 self._warned_no_llm = True
-            infer = False
-        return add_messages(self, messages, infer,
-                            check_metadata(metadata, "ctx.memory.add_messages", self.limits))
+            return False
+        return infer
 
     # -- used by the add pipeline and the runtime ----------------------------------------------
     @property

@@ -48,6 +48,11 @@ class AsyncHost(Protocol):
 
     def settled(self) -> list[int]: ...
 
+    def durable_log_at(self, directory: str, subtask: int, attempt: int,
+                       restored_from: str | None) -> None: ...
+
+    def durable_checkpoint(self, checkpoint_id: int, completed: bool) -> None: ...
+
 
 def host(function: AsyncHost) -> None:
     """Called by the Python function's ``open()``: the :class:`DirectEntry` created next goes
@@ -139,3 +144,17 @@ class DirectEntry:
     def settled(self) -> list[int]:
         """Ids of waiting runs whose calls settled (or timed out) since the last time."""
         return [] if self._host is None else self._host.settled()
+
+    # -- durable calls (runtime/durable.py) -------------------------------------------------------
+    def durable_log_at(self, directory: str, subtask: int, attempt: int,
+                       restored_from: str | None) -> None:
+        """Where this subtask attempt logs durable call outcomes (a local or mounted folder
+        under the job's checkpoint directory), and the earlier job's folder when it was
+        restored from a retained checkpoint."""
+        if self._host is not None:
+            self._host.durable_log_at(directory, subtask, attempt, restored_from)
+
+    def durable_checkpoint(self, checkpoint_id: int, completed: bool) -> None:
+        """A checkpoint's barrier (``completed`` False) or its completion."""
+        if self._host is not None:
+            self._host.durable_checkpoint(checkpoint_id, completed)

@@ -5,13 +5,12 @@ calling the model again.
 A call is named by its run and its place in the run: the run's key, the key's run sequence
 (a counter in the key's meta map, advanced when a run that made durable calls commits, so a
 replayed run gets the same number) and the call's index in the run, checked against a hash of
-the run's input and the function's name. Each outcome lives in two places:
-
-* the key's ``flink_agents_memory.durable_calls`` map state, written when the run goes on and
-  removed when it ends: a checkpoint taken while the run waits holds the outcomes so far;
-* an append-only log per subtask attempt (:class:`DurableLog`), fsync'd on the worker thread
-  before the run may go on: it outlives the failure that rolls state back to the checkpoint,
-  and a log segment is deleted once a checkpoint taken after it completes.
+the run's input and the function's name. Outcomes go to an append-only log per subtask
+attempt (:class:`DurableLog`) on the job's checkpoint storage, fsync'd on the worker thread
+before the run may go on, so they outlive the failure that rolls state back to a checkpoint.
+The log starts a segment at each checkpoint's barrier and copies into it the outcomes of the
+runs still waiting then; a segment is deleted once a checkpoint taken after it completes.
+(Docs: docs/async_actions.md; why not keyed state: docs/design/2026-12-07-durable-call-log.md.)
 """
 
 from __future__ import annotations
@@ -29,13 +28,12 @@ from typing import Any
 from ..errors import DurableCallError
 from ..memory.sensory import storable
 from ..memory.serialization import dumps, loads
-from ..memory.store import KeyValueStore, RunBuffer
+from ..memory.store import RunBuffer
 from .calls import PendingCall
 
 log = logging.getLogger(__name__)
 
 SEQUENCE = "durable.seq"
-RECORDS_STATE = "flink_agents_memory.durable_calls"
 
 
 @dataclass(frozen=True)
@@ -49,13 +47,8 @@ class CallIdentity:
     fn: str
 
     @property
-    def slot(self) -> str:
-        """The entry in the key's records map."""
-        return f"{self.seq}.{self.index}"
-
-    @property
     def log_id(self) -> str:
-        return f"{self.key}\x1f{self.slot}"
+        return f"{self.key}\x1f{self.seq}.{self.index}"
 
 
 def encode_outcome(identity: CallIdentity, call: PendingCall) -> str:
@@ -135,23 +128,29 @@ class DurableLog:
             self._file.flush()
             os.fsync(self._file.fileno())
 
-    def roll(self, checkpoint_id: int) -> None:
-        """At a checkpoint's barrier: later records go to a segment of their own."""
+    def roll(self, checkpoint_id: int, carried: list[str]) -> None:
+        """At a checkpoint's barrier: later records go to a segment of their own, which starts
+        with ``carried``, the records of the runs still waiting (their inputs are in this
+        checkpoint, so a restore from it runs them again)."""
         with self._lock:
             self._file.close()
             self._segment = checkpoint_id
             self._file = self._open(checkpoint_id)
+            if carried:
+                self._file.write("".join(record + "\n" for record in carried))
+                self._file.flush()
+                os.fsync(self._file.fileno())
 
     def trim(self, completed_id: int) -> None:
         """A checkpoint completed: the segments written before its barrier, and every earlier
-        attempt's, are no longer needed (their runs ended, or the checkpoint holds them)."""
+        attempt's, are no longer needed (their runs ended, or the checkpoint holds them). The
+        earlier attempts' records stay in memory for runs restored behind a busy key."""
         for path in self._dir.glob("*.log"):
             subtask, attempt, segment = (int(p) for p in path.stem.split("-"))
             mine = subtask == self._subtask and attempt == self._attempt
             if (mine and segment < completed_id and segment != self._segment) or (
                     subtask == self._subtask and attempt < self._attempt):
                 path.unlink(missing_ok=True)
-        self.earlier.clear()
 
     def close(self) -> None:
         with self._lock:
@@ -159,17 +158,16 @@ class DurableLog:
 
 
 class DurableCalls:
-    """The durable calls of one run (one per run context), over the subtask's shared stores."""
+    """The durable calls of one run (one per run context), over the subtask's log."""
 
-    def __init__(self, records: KeyValueStore, meta: RunBuffer,
-                 durable_log: Callable[[], DurableLog | None]) -> None:
-        self._records = records
+    def __init__(self, meta: RunBuffer, durable_log: Callable[[], DurableLog | None]) -> None:
         self._meta = meta
         self._log = durable_log
         self._seq: int | None = None
         self._index = 0
         self._input_hash = ""
-        self._slots: list[str] = []
+        #: This run's records so far (carried into each new log segment while it waits).
+        self.kept: list[str] = []
 
     def begin(self, value: Any) -> None:
         """A run starts on input ``value`` (hashed lazily, at its first durable call)."""
@@ -177,7 +175,7 @@ class DurableCalls:
         self._index = 0
         self._value = value
         self._input_hash = ""
-        self._slots = []
+        self.kept = []
 
     def next_identity(self, key: Any, fn: Callable[..., Any]) -> CallIdentity:
         if self._seq is None:
@@ -192,14 +190,12 @@ class DurableCalls:
         return identity
 
     def recorded(self, identity: CallIdentity) -> tuple[bool, Any]:
-        """The outcome recorded for ``identity`` (in state, else in an earlier attempt's log)."""
-        raw = self._records.get(identity.slot)
+        """The outcome an earlier attempt recorded for ``identity``, if any."""
+        durable_log = self._log()
+        raw = durable_log.earlier.get(identity.log_id) if durable_log else None
         if raw is None:
-            durable_log = self._log()
-            raw = durable_log.earlier.get(identity.log_id) if durable_log else None
-            if raw is None:
-                return False, None
-            self._keep_raw(identity, raw)  # the next checkpoint holds it
+            return False, None
+        self.kept.append(raw)
         return replay_outcome(raw, identity)
 
     def started_earlier(self, identity: CallIdentity) -> bool:
@@ -219,15 +215,10 @@ class DurableCalls:
         call.on_settled = lambda c: durable_log.append(encode_outcome(identity, c))
 
     def keep(self, identity: CallIdentity, call: PendingCall) -> None:
-        """The settled call's outcome into the key's state (on the task thread)."""
-        self._keep_raw(identity, encode_outcome(identity, call))
-
-    def _keep_raw(self, identity: CallIdentity, raw: str) -> None:
-        self._records.put(identity.slot, raw)
-        self._slots.append(identity.slot)
+        """Remember the settled call's outcome while the run waits (on the task thread)."""
+        if self._log() is not None:
+            self.kept.append(encode_outcome(identity, call))
 
     def end(self) -> None:
-        """The run ended (committed or dropped): its records leave the key's state."""
-        for slot in self._slots:
-            self._records.remove(slot)
-        self._slots = []
+        """The run ended (committed or dropped): nothing of it is carried any more."""
+        self.kept = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from pyflink.common.typeinfo import Types
@@ -154,7 +155,8 @@ class AgentProcessFunction(KeyedProcessFunction):
         self._waiting: int | None = None
         if has_async:
             self._in_flight = InFlightRuns(wired.executor, wired.new_context, config, metrics)
-            bridge.host(self)
+        self._durability = wired.durability
+        bridge.host(self)
         bridge.on_checkpoint_call(wired.ctx.runtime.on_checkpoint)
         if config.metrics:
             bridge.on_checkpoint_call(metrics.flush)
@@ -166,8 +168,20 @@ class AgentProcessFunction(KeyedProcessFunction):
 
     # -- runs in flight (bridge.AsyncHost) ---------------------------------------------------------
     def async_settings(self) -> list[int] | None:
+        if self._in_flight is None:
+            return None
         config = self._config
         return [config.max_runs_in_flight, config.inputs_waiting_limit]
+
+    def durable_log_at(self, directory: str, subtask: int, attempt: int,
+                       restored_from: str | None) -> None:
+        self._durability.log_at(Path(directory), subtask, attempt,
+                                [Path(restored_from)] if restored_from else [])
+
+    def durable_checkpoint(self, checkpoint_id: int, completed: bool) -> None:
+        in_flight = self._in_flight
+        self._durability.checkpoint(checkpoint_id, completed,
+                                    in_flight.durable_records if in_flight else list)
 
     def take_waiting(self) -> int | None:
         waiting, self._waiting = self._waiting, None

@@ -84,6 +84,11 @@ class InFlightRuns:
     def settled(self) -> list[int]:
         return self._pool.completed()
 
+    def durable_records(self) -> list[str]:
+        """The durable call outcomes of every waiting run (a checkpoint's log segment starts
+        with them)."""
+        return [record for run in self._runs.values() for record in run.ctx.durable_records]
+
     def is_busy(self, key: Any) -> bool:
         """Whether a run of ``key`` waits on a call."""
         return _hashable(key) in self._busy

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..context import RunnerContext
@@ -15,8 +16,8 @@ from ..memory.long_term import LongTermMemory
 from ..memory.memory_object import MemoryObject
 from ..memory.sensory import SensoryMemory
 from .calls import PendingCall
-from .durable import RECORDS_STATE, CallIdentity, DurableCalls, DurableLog
-from .memory_runtime import MemoryRuntime, StateFactory
+from .durable import CallIdentity, DurableCalls, DurableLog
+from .memory_runtime import MemoryRuntime
 
 if TYPE_CHECKING:
     from ..knowledge.items import KnowledgeItem
@@ -25,18 +26,33 @@ T = TypeVar("T")
 
 
 class Durability:
-    """What every run context of a subtask shares for durable calls: the states to declare
-    them in and the subtask's log (None: no log, outcomes live in checkpoints only)."""
+    """What every run context of a subtask shares for durable calls: the subtask's log (None
+    where the job has no local checkpoint directory: then a replay calls again)."""
 
-    def __init__(self, states: StateFactory) -> None:
-        self.states = states
-        self.log: DurableLog | None = None
-        self._records: Any = None
+    def __init__(self) -> None:
+        self._log: DurableLog | None = None
+        #: Where the log goes once a durable call is made: (folder, subtask, attempt, earlier).
+        self._log_place: tuple[Path, int, int, list[Path]] | None = None
 
-    def records(self) -> Any:
-        if self._records is None:
-            self._records = self.states.map_state(RECORDS_STATE)
-        return self._records
+    def log_at(self, directory: Path, subtask: int, attempt: int, earlier: list[Path]) -> None:
+        self._log_place = (directory, subtask, attempt, earlier)
+
+    @property
+    def log(self) -> DurableLog | None:
+        """The subtask's log, opened (and the earlier attempts' records read) on first use."""
+        if self._log is None and self._log_place is not None:
+            self._log = DurableLog(*self._log_place)
+        return self._log
+
+    def checkpoint(self, checkpoint_id: int, completed: bool,
+                   waiting: Callable[[], list[str]]) -> None:
+        """A barrier (``waiting()``: the records of the runs waiting now) or a completion."""
+        if self._log is None:
+            return
+        if completed:
+            self._log.trim(checkpoint_id)
+        else:
+            self._log.roll(checkpoint_id, waiting())
 
 
 class RunContext(RunnerContext):
@@ -170,8 +186,7 @@ class RunContext(RunnerContext):
             if durability is None:
                 raise AgentDefinitionError("durable calls need a run host (a job or the "
                                            "local runner)")
-            self._durable = DurableCalls(durability.records(), self.runtime.meta,
-                                         lambda: durability.log)
+            self._durable = DurableCalls(self.runtime.meta, lambda: durability.log)
             self._durable.begin(self._value)
         return self._durable
 
@@ -227,9 +242,14 @@ class RunContext(RunnerContext):
         return call, identity, False, None
 
     def end_durable(self) -> None:
-        """The run ended, committed or not: its call records leave the key's state."""
+        """The run ended, committed or not: its call records are carried no more."""
         if self._durable is not None:
             self._durable.end()
+
+    @property
+    def durable_records(self) -> list[str]:
+        """The outcomes of this run's durable calls so far (carried while it waits)."""
+        return [] if self._durable is None else self._durable.kept
 
     @property
     def sensory(self) -> SensoryMemory:

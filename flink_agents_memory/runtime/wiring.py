@@ -32,7 +32,7 @@ def wire_agent(agent: Agent, config: AgentConfig, states: StateFactory,
                store: LongTermMemoryStore | None, metrics: MetricsRecorder) -> WiredAgent:
     """Check the agent's actions and build everything one of its runs needs."""
     runner = AgentRunner(agent.validate(), config, metrics)
-    durability = Durability(states)
+    durability = Durability()
 
     def new_context() -> RunContext:
         runtime = MemoryRuntime(agent, config, states, store, RunScope(), metrics)

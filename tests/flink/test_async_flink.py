@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from async_agent import AskingAgent
+import pytest
+from async_agent import AskingAgent, FailingAskingAgent
 from flink.jobs import make_env, run_agent, sequence_source
 from llm_server import ScriptedLLMServer
 
@@ -16,19 +17,39 @@ def _answer(body: dict) -> str:
     return "re:" + body["messages"][-1]["content"]
 
 
+def _parse(out: str) -> tuple[str, int, list[int]]:
+    key, i, seen, answer = out.split("|", 3)
+    assert answer.startswith(f"re:{key}|{i}|"), out
+    return key, int(i), [int(s) for s in seen.split(",") if s]
+
+
 def check_per_key_order(outputs: list[str], n: int, keys: int) -> None:
-    """Every input once; each key's runs saw the key's earlier inputs, in input order."""
+    """Every input once; each key's runs saw exactly the key's earlier inputs, in input order."""
     assert len(outputs) == n, f"{len(outputs)} outputs for {n} inputs"
-    by_key: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    by_key: dict[str, list[tuple[int, list[int]]]] = defaultdict(list)
     for out in outputs:
-        key, i, seen, answer = out.split("|", 3)
-        assert answer.startswith(f"re:{key}|{i}|"), out
-        by_key[key].append((int(i), int(seen)))
+        key, i, seen = _parse(out)
+        by_key[key].append((i, seen))
     assert len(by_key) == keys
     for key, runs in by_key.items():
         indexes = [i for i, _ in runs]
         assert indexes == sorted(indexes), f"{key} ran out of order: {indexes}"
-        assert [seen for _, seen in runs] == list(range(len(runs))), f"{key}: {runs}"
+        for position, (_, seen) in enumerate(runs):
+            assert seen == indexes[:position], f"{key}: {runs}"
+
+
+def check_final_memory(outputs: list[str], n: int, keys: int) -> None:
+    """The last run of each key saw every earlier input of the key once, in order (0 lost, 0
+    duplicated in memory), whatever a restart replayed to the collector."""
+    last: dict[str, tuple[int, list[int]]] = {}
+    for out in outputs:
+        key, i, seen = _parse(out)
+        if key not in last or i > last[key][0]:
+            last[key] = (i, seen)
+    assert len(last) == keys
+    for key, (i, seen) in last.items():
+        expected = [j for j in range(n) if f"k{j % keys}" == key]
+        assert seen + [i] == expected, f"{key}: saw {seen} then {i}, expected {expected}"
 
 
 def test_runs_of_many_keys_wait_on_the_llm_together() -> None:
@@ -53,3 +74,25 @@ def test_one_hot_key_queues_its_inputs_in_order() -> None:
                             env=make_env(parallelism=1), config=AgentConfig())
         check_per_key_order(outputs, 40, 1)
         assert server.max_in_flight == 1
+
+
+@pytest.mark.parametrize("backend", ["hashmap", "rocksdb"])
+def test_failure_with_runs_in_flight_restores_them_and_replays_recorded_calls(tmp_path, backend):
+    n, keys, calls, limit = 300, 40, 2, 8
+    checkpoints = tmp_path / "checkpoints"
+    with ScriptedLLMServer(respond=_answer) as server:
+        server.delay_s = 0.05
+        agent = FailingAskingAgent(server.url, calls, str(checkpoints), str(tmp_path / "failed"),
+                                   fail_from=150)
+        env = make_env(parallelism=1, checkpoint_dir=checkpoints, checkpoint_interval_ms=1000,
+                       restarts=1, backend=backend)
+        outputs = run_agent(agent, lambda env: sequence_source(env, n, keys, throttle_ms=5),
+                            env=env, config=AgentConfig(max_runs_in_flight=limit))
+        assert (tmp_path / "failed").exists(), "the injected failure never happened"
+        check_final_memory(outputs, n, keys)
+        asked = [r["messages"][-1]["content"] for r in server.requests]
+        again = len(asked) - len(set(asked))
+        assert len(set(asked)) == calls * n
+        # Calls completed before the failure come from the durable record; only the calls in
+        # flight at the failure (at most one per run in flight) are made again.
+        assert again <= limit, f"{again} calls made again"

@@ -155,6 +155,9 @@ class Operation:
         self.buffer.flush()
         return [f"{value}:{count + 1}"]
 
+    def on_timer(self, timestamp: int) -> list[str]:
+        return []
+
 
 def test_an_element_entry_returns_outputs_paths_and_writes():
     java = JavaMapState()
@@ -166,8 +169,8 @@ def test_an_element_entry_returns_outputs_paths_and_writes():
     for value in range(1, 6):
         java.calls = []
         ahead = [java.data.get(p) for p in paths] if paths else None
-        outputs, keys, puts = entry.process_element(value, ahead)
-        assert outputs == [f"{value}:{value}"]
+        outputs, keys, puts, waiting = entry.process_element(value, ahead)
+        assert outputs == [f"{value}:{value}"] and waiting is None
         paths = keys if keys is not None else paths
         java.data.update(puts or {})
         crossings.append(java.calls)
@@ -195,5 +198,5 @@ def test_an_element_entry_that_fails_returns_no_writes():
 
 def test_an_entry_without_a_store_returns_outputs_only():
     entry = DirectEntry(Operation(store_over(JavaMapState())))  # nothing carried on this thread
-    outputs, keys, puts = entry.process_element(1, None)
-    assert outputs == ["1:1"] and keys is None and puts is None
+    outputs, keys, puts, waiting = entry.process_element(1, None)
+    assert outputs == ["1:1"] and keys is None and puts is None and waiting is None

@@ -85,6 +85,16 @@ final class DirectElementCall<IN, OUT> {
         return settings == null ? null : PythonLists.asList(settings, "the async settings");
     }
 
+    /** Where this subtask attempt logs durable call outcomes (see DurableLogPlace). */
+    void durableLogAt(String directory, int subtask, int attempt, String restoredFrom) {
+        interpreter.invokeMethod(ENTRY, "durable_log_at", new Object[] {directory, subtask, attempt, restoredFrom});
+    }
+
+    /** A checkpoint's barrier ({@code completed} false) or its completion, for the durable call log. */
+    void durableCheckpoint(long checkpointId, boolean completed) {
+        interpreter.invokeMethod(ENTRY, "durable_checkpoint", new Object[] {checkpointId, completed});
+    }
+
     private void emit(Object outputs, TimestampedCollector<OUT> collector) {
         for (Object each : PythonLists.asList(outputs, "an element's outputs")) {
             collector.collect(output.toInternal(each));

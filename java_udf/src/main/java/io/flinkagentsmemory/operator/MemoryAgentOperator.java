@@ -116,6 +116,9 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
         longTermMemory.hooks().notifyCheckpointComplete(checkpointId);
+        if (direct != null) {
+            direct.durableCheckpoint(checkpointId, true);
+        }
     }
 
     @Override
@@ -130,6 +133,8 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
         if (interpreter != null) {
             // Metrics reach Flink, and expired memories are purged before the index is written.
             interpreter.exec(BRIDGE_MODULE + ".on_checkpoint()");
+            // Durable call outcomes logged from here on go to a segment of their own.
+            direct.durableCheckpoint(context.getCheckpointId(), false);
         }
         try {
             longTermMemory.hooks().snapshotState(context);
@@ -185,7 +190,13 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
                 getContainingTask().getMailboxExecutorFactory().createExecutor(getOperatorConfig().getChainIndex()));
         metrics.gauge("async.runs_in_flight", asyncRuns::runsInFlight);
         metrics.gauge("async.inputs_waiting", asyncRuns::inputsWaiting);
-        asyncRuns.restore(getKeyedStateBackend().<Object>getKeys(PENDING_INPUTS, VoidNamespace.INSTANCE).iterator());
+        // The keys are read to the end and the stream closed (RocksDB iterates a snapshot) before
+        // any run writes state.
+        List<Object> restored;
+        try (var keys = getKeyedStateBackend().<Object>getKeys(PENDING_INPUTS, VoidNamespace.INSTANCE)) {
+            restored = keys.toList();
+        }
+        asyncRuns.restore(restored.iterator());
     }
 
     /** End of input: every run in flight and every queued input finishes before the operator does. */
@@ -281,6 +292,11 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
                 + ELEMENT_CALL_STATE_VARIABLE);
         super.openPythonInterpreter();
         direct = DirectElementCall.over(interpreter, elementCallState, inputTypeInfo, getProducedType());
+        DurableLogPlace.of(this::setting, getRuntimeContext().getJobInfo().getJobId().toString(),
+                        getOperatorID().toString())
+                .ifPresent(place -> direct.durableLogAt(place.directory(),
+                        getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                        getRuntimeContext().getTaskInfo().getAttemptNumber(), place.restoredFrom()));
     }
 
     @Override
