@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flink_agents_memory import Agent, InputEvent, OutputEvent, action
+from flink_agents_memory import Agent, InputEvent, LongTermMemoryConfig, OutputEvent, action
+from flink_agents_memory.models import HashingEmbedder
 from flink_agents_memory.models.llm import OpenAICompatibleLLM
 
 
@@ -54,3 +55,19 @@ class FailingAskingAgent(AskingAgent):
                 Path(self.checkpoint_dir).glob("*/chk-*/_metadata")):
             Path(self.marker).write_text(str(i))
             raise RuntimeError(f"injected failure at {i}")
+
+
+class RememberingAgent(Agent):
+    """Per input ``"k|i"``: ``await ctx.memory.add_messages_async`` (two LLM calls), then emit
+    ``"k|i|<the key's memories>"``."""
+
+    def __init__(self, url: str) -> None:
+        self.long_term_memory = LongTermMemoryConfig(
+            embedder=HashingEmbedder(64), llm=OpenAICompatibleLLM(url, "scripted", retries=0))
+
+    @action(InputEvent)
+    async def handle(self, event: InputEvent, ctx: Any) -> None:
+        key, i = str(event.input).split("|")
+        await ctx.memory.add_messages_async(f"my number is {i}")
+        texts = sorted(m.memory for m in ctx.memory.get_all())
+        ctx.send_event(OutputEvent(output=f"{key}|{i}|{';'.join(texts)}"))

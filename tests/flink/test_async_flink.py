@@ -3,10 +3,11 @@ runs other keys' inputs; each key's runs stay in input order."""
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 
 import pytest
-from async_agent import AskingAgent, FailingAskingAgent
+from async_agent import AskingAgent, FailingAskingAgent, RememberingAgent
 from flink.jobs import make_env, run_agent, sequence_source
 from llm_server import ScriptedLLMServer
 
@@ -96,3 +97,34 @@ def test_failure_with_runs_in_flight_restores_them_and_replays_recorded_calls(tm
         # Calls completed before the failure come from the durable record; only the calls in
         # flight at the failure (at most one per run in flight) are made again.
         assert again <= limit, f"{again} calls made again"
+
+
+def _pipeline_answer(body: dict) -> str:
+    """Facts: the user's message; decisions: ADD each new fact."""
+    system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
+    if "extract durable facts" in system:
+        return json.dumps({"facts": [user.split(": ", 1)[1]]})
+    facts = json.loads(user)["new_facts"]
+    return json.dumps({"memory": [{"id": str(n), "text": f, "event": "ADD"}
+                                  for n, f in enumerate(facts)]})
+
+
+def test_add_messages_async_runs_the_pipeline_of_many_keys_at_once() -> None:
+    with ScriptedLLMServer(respond=_pipeline_answer) as server:
+        server.delay_s = 0.1
+        n, keys = 60, 20
+        outputs = run_agent(RememberingAgent(server.url),
+                            lambda env: sequence_source(env, n, keys),
+                            env=make_env(parallelism=1), config=AgentConfig(max_runs_in_flight=16))
+        assert len(outputs) == n
+        last: dict[str, tuple[int, str]] = {}
+        for out in outputs:
+            key, i, memories = out.split("|", 2)
+            if key not in last or int(i) > last[key][0]:
+                last[key] = (int(i), memories)
+        for key, (i, memories) in last.items():
+            # get_all reads what is committed: every earlier run of the key, once each
+            expected = sorted(f"my number is {j}" for j in range(i) if f"k{j % keys}" == key)
+            assert memories.split(";") == expected, key
+        assert len(server.requests) == 2 * n
+        assert server.max_in_flight > 1, "the pipeline's calls never overlapped"
