@@ -176,7 +176,8 @@ COMPOSE_PROJECT ?= flink-agents-memory
 COMPOSE := $(shell docker compose version >/dev/null 2>&1 && echo 'docker compose' || echo docker-compose) \
            -p $(COMPOSE_PROJECT) -f docker/docker-compose.yml
 
-.PHONY: install-docker-engine docker-engine-start docker-engine-stop docker-build docker-up docker-down
+.PHONY: install-docker-engine docker-engine-start docker-engine-stop docker-engine-check docker-build \
+        docker-up docker-down
 
 ## install-docker-engine: Debian's docker.io, docker-compose and debootstrap (root, apt)
 install-docker-engine:
@@ -190,16 +191,20 @@ docker-engine-start:
 docker-engine-stop:
 	docker/engine.sh stop
 
+## docker-engine-check: fail at once, saying what to run, when no Docker engine answers
+docker-engine-check:
+	docker/engine.sh check
+
 ## docker-build: base image (docker/base-image.sh), wheels, flink-agents-memory:dev + chroma image
-docker-build: jar
+docker-build: docker-engine-check jar   # the check first: no Maven build for nothing
 	CHROMADB_SPEC='$(CHROMADB_SPEC)' docker/build-images.sh
 
 ## docker-up: JobManager, 2 TaskManagers, Chroma (REST on 127.0.0.1:8081, FLINK_REST_PORT=...)
-docker-up: docker-build
+docker-up: docker-engine-check docker-build
 	$(COMPOSE) up -d
 
 ## docker-down: stop and remove the compose cluster's containers, network and volumes
-docker-down:
+docker-down: docker-engine-check
 	$(COMPOSE) down -v --remove-orphans
 
 ## bench-retrieval-data: clone REALTALK and LoCoMo chats into .bench/ (not committed: licences)
