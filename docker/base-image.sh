@@ -19,6 +19,9 @@ TARBALL="$BASE_CACHE_DIR/$SUITE-minbase-rootfs.tar"
 
 log() { echo "base-image: $*" >&2; }
 
+# No engine would otherwise look like "no image, no registry" and end in debootstrap's error.
+"$(dirname "$0")/engine.sh" check
+
 if docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
     log "$BASE_IMAGE is present"
     exit 0

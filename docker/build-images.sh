@@ -92,6 +92,7 @@ build() {
         | docker build --force-rm --build-arg BASE_IMAGE="$BASE_IMAGE" -f "$dockerfile" -t "$image" -
 }
 
+docker/engine.sh check   # before anything else: with no engine, the base image step misleads
 jar=$(ls flink_agents_memory/jars/*.jar 2>/dev/null || true)
 [[ -n "$jar" ]] || { log "no operator jar in flink_agents_memory/jars/ (run make jar)"; exit 1; }
 docker/base-image.sh

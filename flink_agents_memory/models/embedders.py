@@ -113,10 +113,12 @@ class MiniLMEmbedder:
                   else ("sentence_transformers", "torch"))
         missing = [m for m in needed if importlib.util.find_spec(m) is None]
         if missing:
-            extra = "embed" if self.backend == "numpy" else "models"
+            # `make install` brings only the numpy backend; torch is `make install-models`.
+            hint = (f"pip install 'flink_agents_memory[embed]' ({INSTALL_HINT})"
+                    if self.backend == "numpy" else
+                    "pip install 'flink_agents_memory[models]' (`make install-models`)")
             raise ModelNotFoundError(
-                f"MiniLMEmbedder(backend={self.backend!r}) needs {', '.join(missing)}: "
-                f"pip install 'flink_agents_memory[{extra}]' ({INSTALL_HINT})")
+                f"MiniLMEmbedder(backend={self.backend!r}) needs {', '.join(missing)}: {hint}")
 
     def _load(self) -> Any:
         if self._model is None:

@@ -71,8 +71,9 @@ class TopicAgent(Agent):
 @pytest.mark.parametrize("backend", MiniLMEmbedder.BACKENDS)
 def test_three_thousand_embeddings_in_a_job_finish_and_rank_by_meaning(backend):
     if not _installed(backend):
-        pytest.skip(f"MiniLM's {backend} backend is not installed (numpy: make install, which "
-                    "LIGHT=1 skips; sentence-transformers: make install-models)")
+        how = {"numpy": "make install, without LIGHT=1",
+               "sentence-transformers": "make install-models"}[backend]
+        pytest.skip(f"MiniLM's {backend} backend is not installed ({how})")
     agent = TopicAgent()
     agent.long_term_memory = LongTermMemoryConfig(embedder=MiniLMEmbedder(backend=backend))
     n = EVENTS

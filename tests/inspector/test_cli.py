@@ -55,18 +55,19 @@ def test_the_command_serves_the_error_page_of_a_missing_savepoint(tmp_path):
     import urllib.request
 
     missing = tmp_path / "no-such-savepoint"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "flink_agents_memory.cli", "inspect", str(missing), "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        line = proc.stdout.readline() if proc.stdout else ""
-        assert line.startswith("memory inspector: http://127.0.0.1:"), line
-        url = line.split()[2]
-        with pytest.raises(urllib.error.HTTPError) as e:
-            urllib.request.urlopen(url, timeout=10)
-        assert e.value.code == 500
-        assert "the directory does not exist" in e.value.read().decode()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-    assert "the directory does not exist" in (proc.stderr.read() if proc.stderr else "")
+    # `with`: the pipes are closed afterwards (left open, they end the run with ResourceWarnings)
+    with subprocess.Popen(
+            [sys.executable, "-m", "flink_agents_memory.cli", "inspect", str(missing), "--port",
+             "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            line = proc.stdout.readline() if proc.stdout else ""
+            assert line.startswith("memory inspector: http://127.0.0.1:"), line
+            url = line.split()[2]
+            with pytest.raises(urllib.error.HTTPError) as e:
+                urllib.request.urlopen(url, timeout=10)
+            assert e.value.code == 500
+            assert "the directory does not exist" in e.value.read().decode()
+        finally:
+            proc.terminate()
+            _, err = proc.communicate(timeout=30)
+    assert "the directory does not exist" in err

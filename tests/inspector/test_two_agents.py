@@ -4,11 +4,13 @@ the option (or with one naming neither) the error names both."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 
 import pytest
 from inspector_agent import EMBEDDER_DIM, InspectorAgent, ReviewerAgent
@@ -94,11 +96,18 @@ def test_an_option_naming_neither_agent_says_what_was_asked_and_what_exists(two_
     assert "agent:InspectorAgent" in str(e.value) and REVIEWER_NAME in str(e.value)
 
 
-def serve(savepoint: str, *options: str) -> subprocess.Popen:
-    """The real command, as a user runs it, on any free port."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "flink_agents_memory.cli", "inspect", savepoint, "--port", "0",
-         *options], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+@contextlib.contextmanager
+def serve(savepoint: str, *options: str) -> Iterator[subprocess.Popen]:
+    """The real command, as a user runs it, on any free port; stopped afterwards, and its pipes
+    closed (left open, they end the test run with ResourceWarnings)."""
+    with subprocess.Popen(
+            [sys.executable, "-m", "flink_agents_memory.cli", "inspect", savepoint, "--port", "0",
+             *options], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            yield proc
+        finally:
+            proc.terminate()
+            proc.communicate(timeout=30)
 
 
 def page_url(proc: subprocess.Popen) -> str:
@@ -108,28 +117,20 @@ def page_url(proc: subprocess.Popen) -> str:
 
 
 def test_the_command_serves_an_error_page_naming_both_agents(two_agent_savepoint):
-    proc = serve(two_agent_savepoint)
-    try:
+    with serve(two_agent_savepoint) as proc:
         with pytest.raises(urllib.error.HTTPError) as e:
             urllib.request.urlopen(page_url(proc), timeout=30)
         assert e.value.code == 500
         body = e.value.read().decode()
         assert "holds 2 memory-agent operators" in body
         assert "agent:InspectorAgent" in body and REVIEWER_NAME in body and "--operator" in body
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def test_the_command_with_the_option_serves_that_agents_memory(two_agent_savepoint):
-    proc = serve(two_agent_savepoint, "--operator", REVIEWER_NAME)
-    try:
+    with serve(two_agent_savepoint, "--operator", REVIEWER_NAME) as proc:
         url = page_url(proc)
         with urllib.request.urlopen(url + "api/key?key=bob", timeout=30) as r:
             bob = json.loads(r.read())
         assert fields(fields(bob["short_term"])["review"])["last"]["value"] == (
             "reviewed: I play the piano on Sundays")
         assert bob["memories"] == 2
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)

@@ -112,6 +112,19 @@ def test_missing_model_is_a_clear_error_at_job_build(tmp_path):
         MiniLMEmbedder(backend="torch")
 
 
+def test_a_missing_backend_names_the_make_target_that_installs_it(tmp_path, monkeypatch):
+    """`make install` brings only the numpy backend; torch comes with `make install-models`."""
+    for name in ("model.safetensors", "tokenizer.json", "config.json"):
+        (tmp_path / name).touch()
+    for module in ("sentence_transformers", "torch", "tokenizers"):
+        monkeypatch.setitem(sys.modules, module, None)
+    with pytest.raises(ModelNotFoundError, match="make install-models") as e:
+        MiniLMEmbedder(backend="sentence-transformers", model_path=str(tmp_path)).check_available()
+    assert "`make install`" not in str(e.value)
+    with pytest.raises(ModelNotFoundError, match=r"`make install`.*\[embed\]"):
+        MiniLMEmbedder(model_path=str(tmp_path)).check_available()
+
+
 def test_something_that_is_not_an_embedder_is_a_clear_error_at_job_build():
     class NoDim:
         def embed(self, texts):

@@ -15,9 +15,12 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 
+import org.apache.lucene.index.CorruptIndexException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -66,6 +69,23 @@ class SubtaskMemoryIndexesTest {
 
     @Test
     void anIndexClosedByAFailedMergeNamesThatFailure() throws Exception {
+        // Lucene's merge thread rethrows the merge's failure and the JVM would print its whole
+        // stack trace into a passing run: the test takes it instead, and checks what it is.
+        List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+        Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> uncaught.add(e));
+        try {
+            closeAnIndexByAFailedMerge();
+        } finally {
+            joinMergeThreads(); // they may still be ending when the index says it is closed
+            Thread.setDefaultUncaughtExceptionHandler(previous);
+        }
+        for (Throwable e : uncaught) {
+            assertTrue(causedByCorruption(e), "a merge thread died of something else: " + e);
+        }
+    }
+
+    private void closeAnIndexByAFailedMerge() throws Exception {
         SubtaskMemoryIndexes indexes = new SubtaskMemoryIndexes(dir.resolve("0-0"), 8, 0);
         KeyGroupIndex index = indexes.forKeyGroup(7);
         for (int i = 0; i < 3; i++) {
@@ -90,5 +110,22 @@ class SubtaskMemoryIndexesTest {
         assertTrue(e.getMessage().contains("key group 7 was closed by an earlier failure"), e.getMessage());
         assertNotNull(e.getCause());
         indexes.discard();
+    }
+
+    private static boolean causedByCorruption(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof CorruptIndexException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void joinMergeThreads() throws InterruptedException {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("Lucene Merge Thread")) {
+                t.join(10_000);
+            }
+        }
     }
 }
