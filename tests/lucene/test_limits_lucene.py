@@ -87,16 +87,24 @@ def test_accepted_adds_are_written_exactly_and_refused_ones_write_nothing(lucene
             assert len(after) == len(before) + 1
 
 
-FILTER_VALUES = st.one_of(scalars, st.lists(scalars, max_size=2),
-                          st.dictionaries(st.sampled_from(["in", "ne", "gte", "gt", "lte", "lt",
-                                                           "near", ""]),
+FILTER_VALUES = st.one_of(scalars, st.lists(scalars, max_size=2), st.just("*"),
+                          st.dictionaries(st.sampled_from(["eq", "in", "nin", "ne", "gte", "gt",
+                                                           "lte", "lt", "contains", "icontains",
+                                                           "near", "OR", ""]),
                                           st.one_of(scalars, st.lists(scalars, max_size=3)),
                                           max_size=2))
+# mem0's AND/OR/NOT around field conditions, well formed or not (empty lists, non-dict items).
+FILTERS = st.recursive(
+    st.dictionaries(st.one_of(texts, st.sampled_from(["AND", "OR", "NOT", "or"])), FILTER_VALUES,
+                    max_size=3),
+    lambda inner: st.dictionaries(st.sampled_from(["AND", "OR", "NOT"]),
+                                  st.one_of(st.lists(inner, max_size=3), inner, scalars),
+                                  max_size=2),
+    max_leaves=6)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
-@given(filters=st.one_of(st.dictionaries(texts, FILTER_VALUES, max_size=3),
-                         st.lists(scalars, max_size=2), scalars),
+@given(filters=st.one_of(FILTERS, st.lists(scalars, max_size=2), scalars),
        query=texts, limit=st.sampled_from([1, 10, 0, -1, 10_001, True, 2.5]),
        mode=st.sampled_from(["vector", "keyword", "hybrid"]))
 def test_search_arguments_are_refused_in_python_or_answered_by_java(
