@@ -13,7 +13,7 @@ from lucene_store import CallAgent, LuceneRunner
 
 from flink_agents_memory import AgentConfig, MemoryItem
 from flink_agents_memory.errors import ActionFailedError, MemoryValueError
-from flink_agents_memory.memory.limits import LUCENE_MAX_TERM_BYTES
+from flink_agents_memory.memory.limits import LUCENE_MAX_TERM_BYTES, MemoryLimits
 from flink_agents_memory.memory.long_term import LongTermMemoryConfig
 from flink_agents_memory.models import HashingEmbedder
 from flink_agents_memory.runtime.executor import DeadLetter
@@ -137,6 +137,20 @@ def test_boundaries_the_index_takes(lucene):
     found = runner.run("k" * 4096, lambda ctx: ctx.memory.get_all(
         filters={"term": "t" * LUCENE_MAX_TERM_BYTES, "n": {"gte": 1}}))[0]
     assert [m.id for m in found] == [memory_id]
+
+
+def test_a_metadata_key_at_the_term_limit_is_written_and_found_by_the_wildcard(lucene):
+    """Top-level keys are indexed terms (the '*' filter): the longest one Python lets through is
+    written, and the next is refused before Java."""
+    runner = LuceneRunner(Call(), lucene, AgentConfig(limits=MemoryLimits(max_key_chars=10_000)))
+    longest = "😀" * (LUCENE_MAX_TERM_BYTES // 4)
+    memory_id = runner.run("k", lambda ctx: ctx.memory.add(MemoryItem(
+        memory="m", metadata={longest: 1})))[0]
+    assert [m.id for m in runner.run("k", lambda ctx: ctx.memory.get_all(
+        filters={longest: "*"}))[0]] == [memory_id]
+    with pytest.raises(ActionFailedError, match="metadata key of 32768 bytes"):
+        runner.run("k", lambda ctx: ctx.memory.add(MemoryItem(
+            memory="m", metadata={longest + "😀": 1})))
 
 
 def test_oversized_text_is_refused_before_java(lucene):

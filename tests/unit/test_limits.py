@@ -136,6 +136,11 @@ def test_metadata_limits():
             check_metadata(meta, "ctx.memory.add", MemoryLimits())
     with pytest.raises(MemoryValueError, match="over max_metadata_bytes=100"):
         check_metadata({"x": "y" * 200}, "add", MemoryLimits(max_metadata_bytes=100))
+    # A top-level key is a term too (the '*' filter); only a raised max_key_chars lets one past.
+    wide = MemoryLimits(max_key_chars=10_000)
+    check_metadata({"😀" * 8191: 1}, "add", wide)
+    with pytest.raises(MemoryValueError, match="metadata key of 32768 bytes"):
+        check_metadata({"😀" * 8192: 1}, "add", wide)
 
 
 def test_ids_keys_and_timestamps():
