@@ -23,7 +23,8 @@ class MemoryLimits(BaseModel):
 
     max_depth: int = Field(
         32, ge=1, le=256, description="Nesting of lists, dicts and models in one value or "
-        "metadata (Jackson in the index stops at 1,000; Python's recursion at about 1,000).")
+        "metadata, and of AND/OR/NOT in a filter (Jackson in the index stops at 1,000; "
+        "Python's recursion at about 1,000).")
     max_key_chars: int = Field(
         1024, ge=1, le=10_000, description="A dict key in a value or metadata (Jackson: 50,000).")
     max_int_digits: int = Field(
@@ -52,6 +53,7 @@ class MemoryLimits(BaseModel):
     max_search_limit: int = Field(
         10_000, ge=1, description="The ``limit`` of a search or get_all.")
     max_filter_fields: int = Field(
-        64, ge=1, le=100, description="Fields in one metadata filter (each is a query clause).")
+        64, ge=1, le=100, description="Fields in one metadata filter, counted through "
+        "AND/OR/NOT (each is a query clause).")
     max_filter_values: int = Field(
-        1024, ge=1, description="Values of one 'in' filter.")
+        1024, ge=1, description="Values of one 'in' or 'nin' filter.")

@@ -185,13 +185,18 @@ def _check_text(text: str, what: str, limit_name: str, limit: int) -> str:
 def check_metadata(metadata: Any, where: str,
                    limits: MemoryLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     """A long-term memory's metadata: a JSON object within the limits whose indexed values
-    (top-level strings, and strings in top-level lists) fit a Lucene term."""
+    (top-level strings, and strings in top-level lists) and top-level keys (indexed for the
+    ``"*"`` filter) fit a Lucene term."""
     if metadata is None:
         return {}
     if not isinstance(metadata, dict):
         raise MemoryTypeError(f"{where}: metadata must be a dict, got {type(metadata).__name__}")
     check_value(metadata, f"{where}: metadata", limits, json_only=True)
     for name, value in metadata.items():
+        if len(name) > LUCENE_MAX_TERM_BYTES // 4 and len(name.encode()) > LUCENE_MAX_TERM_BYTES:
+            raise MemoryValueError(
+                f"{where}: a metadata key of {len(name.encode())} bytes; top-level keys are "
+                f"indexed (for the '*' filter) and at most {LUCENE_MAX_TERM_BYTES} bytes")
         for term in (value if isinstance(value, (list, tuple)) else [value]):
             if isinstance(term, str) and len(term.encode()) > LUCENE_MAX_TERM_BYTES:
                 raise MemoryValueError(

@@ -13,7 +13,7 @@ from lucene_store import CallAgent, LuceneRunner
 
 from flink_agents_memory import AgentConfig, MemoryItem
 from flink_agents_memory.errors import ActionFailedError, MemoryValueError
-from flink_agents_memory.memory.limits import LUCENE_MAX_TERM_BYTES
+from flink_agents_memory.memory.limits import LUCENE_MAX_TERM_BYTES, MemoryLimits
 from flink_agents_memory.memory.long_term import LongTermMemoryConfig
 from flink_agents_memory.models import HashingEmbedder
 from flink_agents_memory.runtime.executor import DeadLetter
@@ -87,16 +87,24 @@ def test_accepted_adds_are_written_exactly_and_refused_ones_write_nothing(lucene
             assert len(after) == len(before) + 1
 
 
-FILTER_VALUES = st.one_of(scalars, st.lists(scalars, max_size=2),
-                          st.dictionaries(st.sampled_from(["in", "ne", "gte", "gt", "lte", "lt",
-                                                           "near", ""]),
+FILTER_VALUES = st.one_of(scalars, st.lists(scalars, max_size=2), st.just("*"),
+                          st.dictionaries(st.sampled_from(["eq", "in", "nin", "ne", "gte", "gt",
+                                                           "lte", "lt", "contains", "icontains",
+                                                           "near", "OR", ""]),
                                           st.one_of(scalars, st.lists(scalars, max_size=3)),
                                           max_size=2))
+# mem0's AND/OR/NOT around field conditions, well formed or not (empty lists, non-dict items).
+FILTERS = st.recursive(
+    st.dictionaries(st.one_of(texts, st.sampled_from(["AND", "OR", "NOT", "or"])), FILTER_VALUES,
+                    max_size=3),
+    lambda inner: st.dictionaries(st.sampled_from(["AND", "OR", "NOT"]),
+                                  st.one_of(st.lists(inner, max_size=3), inner, scalars),
+                                  max_size=2),
+    max_leaves=6)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
-@given(filters=st.one_of(st.dictionaries(texts, FILTER_VALUES, max_size=3),
-                         st.lists(scalars, max_size=2), scalars),
+@given(filters=st.one_of(FILTERS, st.lists(scalars, max_size=2), scalars),
        query=texts, limit=st.sampled_from([1, 10, 0, -1, 10_001, True, 2.5]),
        mode=st.sampled_from(["vector", "keyword", "hybrid"]))
 def test_search_arguments_are_refused_in_python_or_answered_by_java(
@@ -129,6 +137,20 @@ def test_boundaries_the_index_takes(lucene):
     found = runner.run("k" * 4096, lambda ctx: ctx.memory.get_all(
         filters={"term": "t" * LUCENE_MAX_TERM_BYTES, "n": {"gte": 1}}))[0]
     assert [m.id for m in found] == [memory_id]
+
+
+def test_a_metadata_key_at_the_term_limit_is_written_and_found_by_the_wildcard(lucene):
+    """Top-level keys are indexed terms (the '*' filter): the longest one Python lets through is
+    written, and the next is refused before Java."""
+    runner = LuceneRunner(Call(), lucene, AgentConfig(limits=MemoryLimits(max_key_chars=10_000)))
+    longest = "😀" * (LUCENE_MAX_TERM_BYTES // 4)
+    memory_id = runner.run("k", lambda ctx: ctx.memory.add(MemoryItem(
+        memory="m", metadata={longest: 1})))[0]
+    assert [m.id for m in runner.run("k", lambda ctx: ctx.memory.get_all(
+        filters={longest: "*"}))[0]] == [memory_id]
+    with pytest.raises(ActionFailedError, match="metadata key of 32768 bytes"):
+        runner.run("k", lambda ctx: ctx.memory.add(MemoryItem(
+            memory="m", metadata={longest + "😀": 1})))
 
 
 def test_oversized_text_is_refused_before_java(lucene):

@@ -4,6 +4,7 @@ scripted HTTP LLM."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 
@@ -58,6 +59,154 @@ def test_crud_and_search_modes(lucene):
     assert len(do(r, "alice", lambda c: c.memory.get_all())) == 2
     assert do(r, "bob", lambda c: c.memory.get(ids[0])) is None
     assert do(r, "bob", lambda c: c.memory.search("green tea")) == []
+
+
+def test_mem0_filter_grammar(lucene):
+    """nin, contains/icontains, the * wildcard and nested AND/OR/NOT, in get_all and in every
+    search mode, never past the key."""
+    r = runner_for(lucene)
+    metadata = {
+        "t1": {"topic": "Drinks", "stars": 5, "tags": ["hot", "Tea"], "note": "Morning ritual"},
+        "t2": {"topic": "pets", "stars": 2, "note": None},
+        "t3": {"topic": "health", "flag": True, "info": {"k": 1}},
+        "t4": {},
+    }
+    ids = {name: do(r, "alice", lambda c, n=name, m=m: c.memory.add(
+        MemoryItem(memory=f"green tea note {n}", metadata=m))) for name, m in metadata.items()}
+    bob = do(r, "bob", lambda c: c.memory.add(MemoryItem(
+        memory="green tea note", metadata={"topic": "Drinks", "stars": 5})))
+    cases = [
+        ({"topic": {"nin": ["pets", "health"]}}, {"t1", "t4"}),
+        ({"note": {"contains": "ritual"}}, {"t1"}),
+        ({"note": {"contains": "RITUAL"}}, set()),
+        ({"note": {"icontains": "MORNING R"}}, {"t1"}),
+        ({"tags": {"icontains": "tea"}}, {"t1"}),
+        ({"flag": {"contains": "ru"}}, set()),  # a boolean is not a string
+        ({"note": "*"}, {"t1"}),  # t2's note is null
+        ({"info": "*"}, {"t3"}),
+        ({"topic": {"eq": "*"}}, set()),
+        ({"OR": [{"topic": "pets"}, {"flag": True}]}, {"t2", "t3"}),
+        ({"NOT": [{"topic": "*"}]}, {"t4"}),
+        ({"NOT": [{"topic": "pets"}, {"stars": 5}]}, {"t3", "t4"}),
+        ({"AND": [{"stars": {"gte": 2}}, {"NOT": [{"topic": {"icontains": "PET"}}]}]}, {"t1"}),
+        ({"stars": {"lt": 5}, "OR": [{"note": "*"}, {"AND": [{"note": {"nin": ["x"]}}]}]},
+         {"t2"}),
+        ({"OR": [{"topic": "Drinks"}, {"NOT": [{"topic": "Drinks"}]}]}, set(metadata)),
+    ]
+    for filters, expected in cases:
+        want = {ids[name] for name in expected}
+        got = {m.id for m in do(r, "alice", lambda c, f=filters: c.memory.get_all(filters=f))}
+        assert got == want, filters
+        for mode in ("vector", "keyword", "hybrid"):
+            hits = do(r, "alice", lambda c, f=filters, m=mode: c.memory.search(
+                "green tea note", mode=m, filters=f))
+            assert {h.id for h in hits} == want, (filters, mode)
+    for filters in ({"NOT": [{"stars": 5}]}, {"OR": [{"topic": "pets"}, {"info": "*"}]}):
+        assert do(r, "bob", lambda c, f=filters: c.memory.get_all(filters=f)) == []
+    tautology = {"OR": [{"stars": 5}, {"NOT": [{"stars": 5}]}]}
+    assert [m.id for m in do(r, "bob", lambda c: c.memory.get_all(filters=tautology))] == [bob]
+    with pytest.raises(ActionFailedError, match=r"filter on 'b' \(in OR\[1\]\): unknown operator"):
+        r.run("alice", lambda c: c.memory.search(
+            "tea", filters={"OR": [{"a": 1}, {"b": {"x": 1}}]}))
+
+
+def _terms(value):
+    """The index's view of a metadata value: its scalars (list elements), objects and null left
+    out, each as (canonical term, number or None, str or None)."""
+    out = []
+    for v in value if isinstance(value, list) else [value]:
+        if isinstance(v, bool):
+            out.append(("true" if v else "false", None, None))
+        elif isinstance(v, (int, float)):
+            term = str(int(v)) if float(v).is_integer() else repr(float(v))
+            out.append((term, float(v), None))
+        elif isinstance(v, str):
+            out.append((v, None, v))
+    return out
+
+
+def _term(x):
+    return _terms(x)[0][0]
+
+
+def _fold(text):
+    """Letter by letter, upper- then lower-cased (Java's equalsIgnoreCase)."""
+    return "".join(c.upper().lower() if len(c.upper()) == 1 else c.lower() for c in text)
+
+
+def _passes(metadata, filters):
+    """mem0's filter grammar, evaluated in Python: the oracle for the index."""
+    return all(_entry(metadata, name, cond) for name, cond in filters.items())
+
+
+def _entry(metadata, name, cond):
+    if name in ("AND", "OR", "NOT"):
+        results = [_passes(metadata, f) for f in cond]
+        return {"AND": all, "OR": any, "NOT": lambda r: not any(r)}[name](results)
+    terms = _terms(metadata.get(name))
+    if cond == "*":
+        return metadata.get(name) is not None
+    if not isinstance(cond, dict):
+        return _term(cond) in {t for t, _, _ in terms}
+    ok = True
+    for op, x in cond.items():
+        if op in ("eq", "ne"):
+            ok &= (_term(x) in {t for t, _, _ in terms}) == (op == "eq")
+        elif op in ("in", "nin"):
+            ok &= bool({_term(v) for v in x} & {t for t, _, _ in terms}) == (op == "in")
+        elif op == "contains":
+            ok &= any(s is not None and x in s for _, _, s in terms)
+        elif op == "icontains":
+            ok &= any(s is not None and _fold(x) in _fold(s) for _, _, s in terms)
+    bounds = {op: x for op, x in cond.items() if op in ("gte", "gt", "lte", "lt")}
+    if bounds:  # one value must meet every bound
+        ok &= any(n is not None and all(
+            {"gte": n >= b, "gt": n > b, "lte": n <= b, "lt": n < b}[op]
+            for op, b in bounds.items()) for _, n, _ in terms)
+    return ok
+
+
+# Few fields and values, so that filters keep some memories and drop others.
+_meta_scalars = st.one_of(st.sampled_from(["x", "Tea", "tea", "é", "É", "true", "2"]),
+                          st.integers(1, 3), st.booleans(), st.just(2.5), st.none())
+_meta = st.dictionaries(st.sampled_from(["a", "b"]), st.one_of(
+    _meta_scalars, _meta_scalars, st.lists(_meta_scalars, max_size=3), st.just({"k": 1})),
+    max_size=2)
+_operand = st.one_of(st.sampled_from(["x", "Tea", "tea", "é", "true", "2"]), st.integers(1, 3),
+                     st.booleans(), st.just(2.5))
+_substring = st.sampled_from(["e", "E", "ea", "TE", "é", "É", "a", "ru", "2"])
+_condition = st.one_of(
+    _operand, st.just("*"),
+    st.dictionaries(st.sampled_from(["eq", "ne"]), _operand, min_size=1, max_size=2),
+    st.dictionaries(st.sampled_from(["in", "nin"]), st.lists(_operand, max_size=3), min_size=1,
+                    max_size=1),
+    st.dictionaries(st.sampled_from(["gte", "gt", "lte", "lt"]), st.integers(0, 4), min_size=1,
+                    max_size=2),
+    st.dictionaries(st.sampled_from(["contains", "icontains"]), _substring, min_size=1))
+_fields = st.dictionaries(st.sampled_from(["a", "b"]), _condition, min_size=1, max_size=2)
+_grammar = st.recursive(_fields, lambda inner: st.builds(
+    lambda logic, fields: {**fields, **logic},
+    st.dictionaries(st.sampled_from(["AND", "OR", "NOT"]), st.lists(inner, min_size=1, max_size=3),
+                    min_size=1, max_size=2),
+    st.dictionaries(st.sampled_from(["a", "b"]), _condition, max_size=1)), max_leaves=8)
+_oracle_keys = itertools.count()
+
+
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(metadatas=st.lists(_meta, min_size=10, max_size=20), filters=_grammar)
+def test_filters_agree_with_a_python_oracle(lucene, metadatas, filters):
+    """Random well-formed filters over random metadata: the index returns exactly the memories
+    the grammar's Python reading keeps, by get_all and by vector search."""
+    r = runner_for(lucene)
+    key = f"k{next(_oracle_keys)}"  # one index for all examples, a fresh key for each
+    ids = do(r, key, lambda c: [c.memory.add(MemoryItem(memory="tea", metadata=m))
+                                for m in metadatas])
+    want = {i for i, m in zip(ids, metadatas, strict=True) if _passes(m, filters)}
+    assert {m.id for m in do(r, key, lambda c: c.memory.get_all(filters=filters))} == want
+    hits = do(r, key, lambda c: c.memory.search(
+        "tea", limit=50, mode="vector", filters=filters))
+    assert {h.id for h in hits} == want
 
 
 def test_history_and_audit_trail(lucene):

@@ -19,7 +19,7 @@ from flink_agents_memory import (
     action,
 )
 from flink_agents_memory.errors import ActionFailedError, MemoryTypeError
-from flink_agents_memory.memory.filters import check_filters, check_knowledge_search
+from flink_agents_memory.memory.filters import LOGICAL, check_filters, check_knowledge_search
 from flink_agents_memory.memory.limits import MemoryLimits
 from flink_agents_memory.memory.sensory import storable
 from flink_agents_memory.memory.store import DictStore
@@ -136,6 +136,11 @@ def test_metadata_limits():
             check_metadata(meta, "ctx.memory.add", MemoryLimits())
     with pytest.raises(MemoryValueError, match="over max_metadata_bytes=100"):
         check_metadata({"x": "y" * 200}, "add", MemoryLimits(max_metadata_bytes=100))
+    # A top-level key is a term too (the '*' filter); only a raised max_key_chars lets one past.
+    wide = MemoryLimits(max_key_chars=10_000)
+    check_metadata({"😀" * 8191: 1}, "add", wide)
+    with pytest.raises(MemoryValueError, match="metadata key of 32768 bytes"):
+        check_metadata({"😀" * 8192: 1}, "add", wide)
 
 
 def test_ids_keys_and_timestamps():
@@ -157,7 +162,15 @@ def test_ids_keys_and_timestamps():
 
 GOOD_FILTERS = [None, {}, {"a": "x"}, {"a": 1, "b": True, "c": 2.5},
                 {"a": {"in": ["x", 1, False]}}, {"a": {"ne": "x"}},
-                {"n": {"gte": 1, "lt": 10.5}}, {"n": {"in": []}}]
+                {"n": {"gte": 1, "lt": 10.5}}, {"n": {"in": []}},
+                # mem0's grammar
+                {"a": {"eq": "x"}}, {"a": {"nin": ["x", 2]}}, {"a": {"nin": []}}, {"a": "*"},
+                {"a": {"contains": "x"}}, {"a": {"icontains": "é" * 256}},
+                {"a": {"eq": "*"}}, {"a": {"contains": "ab", "ne": "abc"}},
+                {"AND": [{"a": 1}, {"b": {"gte": 2}}]}, {"OR": [{"a": 1}, {"a": 2}]},
+                {"NOT": [{"a": "*"}]}, {"a": 1, "OR": ({"b": 1},), "NOT": [{"c": 1}]},
+                {"OR": [{"AND": [{"a": 1}, {"NOT": [{"b": {"icontains": "x"}}]}]}, {"c": 1}]},
+                {"and": "x"}]
 BAD_FILTERS = [
     ([1], "filters must be a dict"),
     ("a=1", "filters must be a dict"),
@@ -179,7 +192,52 @@ BAD_FILTERS = [
     ({"n": "x" * 40000}, "can match no memory"),
     ({f"f{i}": 1 for i in range(65)}, "max_filter_fields=64"),
     ({"n": {"in": list(range(1025))}}, "max_filter_values=1024"),
+    # mem0's grammar: each operator's operand, AND/OR/NOT, and the limits through them
+    ({"n": {"nin": "abc"}}, "filter on 'n': 'nin' needs a list"),
+    ({"n": {"nin": [[1]]}}, r"filter on 'n' 'nin': a filter value must be a str, number"),
+    ({"n": {"nin": list(range(1025))}}, "'nin' with 1025 values, over max_filter_values=1024"),
+    ({"n": {"eq": None}}, r"filter on 'n' 'eq': a filter value must be a str, number"),
+    ({"n": {"eq": [1]}}, r"use \{'in': \[...\]\}"),
+    ({"n": {"contains": 1}}, "filter on 'n' 'contains' needs a str"),
+    ({"n": {"icontains": ["a"]}}, "filter on 'n' 'icontains' needs a str"),
+    ({"n": {"contains": ""}}, "'contains' needs a non-empty str"),
+    ({"n": {"contains": "x" * 257}}, "'contains': a text of 257 chars, over 256"),
+    ({"n": {"icontains": "\ud800"}}, "'icontains' holds a lone surrogate"),
+    ({"n": {"OR": [{"a": 1}]}}, "unknown operator 'OR'.*combine whole filter dicts"),
+    ({"n": {"like": "x"}}, "filter on 'n': unknown operator 'like'"),
+    ({"n": ["*"]}, r"use \{'in': \[...\]\}"),
+    ({"or": [{"a": 1}]}, "filter on 'or'.*written in capitals: 'OR'"),
+    ({"AND": {"a": 1}}, "filter 'AND' needs a list of filter dicts, got dict"),
+    ({"OR": "a"}, "filter 'OR' needs a list of filter dicts, got str"),
+    ({"OR": []}, "filter 'OR' is an empty list"),
+    ({"AND": []}, "filter 'AND' is an empty list"),
+    ({"NOT": []}, "filter 'NOT' is an empty list"),
+    ({"NOT": [1]}, r"filter 'NOT'\[0\] must be a filter dict, got int"),
+    ({"OR": [{"a": 1}, {}]}, r"filter 'OR'\[1\] is an empty filter dict"),
+    ({"OR": [{"a": 1}, {"AND": [{"b": {"near": 1}}]}]},
+     r"filter on 'b' \(in OR\[1\] AND\[0\]\): unknown operator 'near'"),
+    ({"AND": [{"NOT": [{"n": {"gt": "x"}}]}]}, r"on 'n' \(in AND\[0\] NOT\[0\]\): 'gt' needs a"),
+    ({"OR": [{"": 1}]}, "non-empty str"),
+    ({"NOT": [{"n": "\ud800"}]}, "lone surrogate"),
+    ({"OR": [{f"f{i}": 1} for i in range(33)], "AND": [{f"g{i}": 1 for i in range(32)}]},
+     "more than max_filter_fields=64"),
 ]
+
+
+def _nested(levels: int) -> dict:
+    filters: dict = {"n": 1}
+    for i in range(levels):
+        filters = {LOGICAL[i % 3]: [filters]}
+    return filters
+
+
+def test_filters_nest_up_to_max_depth():
+    assert check_filters(_nested(32), "search") == _nested(32)
+    with pytest.raises(MemoryValueError, match="nested deeper than max_depth=32"):
+        check_filters(_nested(33), "search")
+    assert check_filters(_nested(8), "search", MemoryLimits(max_depth=8))
+    with pytest.raises(MemoryValueError, match="max_depth=8"):
+        check_filters(_nested(9), "search", MemoryLimits(max_depth=8))
 
 
 @pytest.mark.parametrize("filters", GOOD_FILTERS)

@@ -104,6 +104,50 @@ class KeyIsolationTest {
         }
     }
 
+    /**
+     * The key filter is AND-ed outside the metadata filter, so neither an OR that is always true
+     * nor a NOT of the key's own metadata lets a key see another's memories, in any mode.
+     */
+    @Test
+    void orAndNotStayInsideTheKey() throws Exception {
+        Random random = new Random(5);
+        try (KeyGroupIndex index = KeyGroupIndex.open(dir, 0, 8)) {
+            for (String key : List.of("alice", "bob")) {
+                for (int i = 0; i < 20; i++) {
+                    index.add(new MemoryDocument(key + i, key, 0, "tea notes " + key, unitVector(random, DIM),
+                            "{\"owner\":\"" + key + "\",\"i\":" + i + "}", null, null, null, MemoryDocument.NEVER));
+                }
+            }
+            List<String> everything = List.of(
+                    "{\"OR\":[{\"owner\":\"alice\"},{\"NOT\":[{\"owner\":\"alice\"}]}]}",
+                    "{\"OR\":[{\"owner\":\"bob\"},{\"i\":{\"gte\":0}}]}",
+                    "{\"owner\":{\"nin\":[\"bob\"]}}",
+                    "{\"NOT\":[{\"owner\":\"bob\"}]}",
+                    "{\"NOT\":[{\"owner\":{\"contains\":\"b\"}}]}",
+                    "{\"owner\":\"*\"}");
+            for (String filter : everything) {
+                MetadataFilter f = MetadataFilter.parse(filter);
+                assertEquals(20, index.getAll("alice", f, 100, 0).size(), filter);
+                index.getAll("alice", f, 100, 0).forEach(d -> assertEquals("alice", d.key(), filter));
+                for (SearchOptions.Mode mode : SearchOptions.Mode.values()) {
+                    List<SearchHit> hits = index.search("alice", "tea notes bob", unitVector(random, DIM),
+                            new SearchOptions(mode, 100, null, f, 0));
+                    assertFalse(hits.isEmpty(), filter + " " + mode);
+                    hits.forEach(h -> assertEquals("alice", h.document().key(), filter + " " + mode));
+                }
+            }
+            for (String filter : List.of("{\"NOT\":[{\"owner\":\"alice\"}]}",
+                    "{\"OR\":[{\"owner\":\"bob\"},{\"owner\":{\"icontains\":\"BO\"}}]}")) {
+                MetadataFilter f = MetadataFilter.parse(filter);
+                assertTrue(index.getAll("alice", f, 100, 0).isEmpty(), filter);
+                for (SearchOptions.Mode mode : SearchOptions.Mode.values()) {
+                    assertTrue(index.search("alice", "tea notes bob", unitVector(random, DIM),
+                            new SearchOptions(mode, 100, null, f, 0)).isEmpty(), filter + " " + mode);
+                }
+            }
+        }
+    }
+
     private static void assertOwnedBy(String key, MemoryDocument d, String ctx) {
         assertEquals(key, d.key(), ctx);
         assertEquals(key, d.memory().substring("tea notes ".length()), ctx);
