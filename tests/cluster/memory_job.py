@@ -25,7 +25,14 @@ from pyflink.common import Configuration, Types, WatermarkStrategy
 from pyflink.datastream import StreamExecutionEnvironment
 from pyflink.datastream.connectors.number_seq import NumberSequenceSource
 
-from flink_agents_memory import Agent, AgentsExecutionEnvironment, InputEvent, OutputEvent, action
+from flink_agents_memory import (
+    Agent,
+    AgentConfig,
+    AgentsExecutionEnvironment,
+    InputEvent,
+    OutputEvent,
+    action,
+)
 from flink_agents_memory.memory.long_term import LongTermMemoryConfig
 from flink_agents_memory.memory.retention import Retention
 from flink_agents_memory.models import HashingEmbedder
@@ -80,6 +87,29 @@ class ClusterMemoryAgent(Agent):
         ctx.send_event(OutputEvent(output=json.dumps(digest)))
 
 
+def ask(url: str, text: str) -> str:
+    """One chat completion on the test's loopback LLM (the real client)."""
+    from flink_agents_memory.models.llm import OpenAICompatibleLLM
+
+    return OpenAICompatibleLLM(url, "scripted", retries=0, timeout_s=60).complete(
+        [{"role": "user", "content": text}])
+
+
+class AsyncClusterMemoryAgent(ClusterMemoryAgent):
+    """The same memory writes and digests, after awaiting a durable call to a slow LLM: runs
+    wait in flight while the subtask takes other keys, and must end exactly as the sync
+    agent's do (the oracle)."""
+
+    def __init__(self, out_dir: str, probe_from: int, llm_url: str) -> None:
+        super().__init__(out_dir, probe_from)
+        self.llm_url = llm_url
+
+    @action(InputEvent)
+    async def remember(self, event: InputEvent, ctx: Any) -> None:
+        await ctx.durable_execute_async(ask, self.llm_url, str(event.input))
+        ClusterMemoryAgent.remember(self, event, ctx)
+
+
 def build(env: StreamExecutionEnvironment, args: argparse.Namespace) -> None:
     """Source (parallelism 1) → throttle → keyBy → agent → a sink that drops everything.
 
@@ -99,10 +129,11 @@ def build(env: StreamExecutionEnvironment, args: argparse.Namespace) -> None:
         .uid("seq-source").set_parallelism(1)
         .map(label, output_type=Types.STRING()).uid("label").set_parallelism(1)
     )
-    agent = ClusterMemoryAgent(args.out, probe_from=args.n - args.keys)
+    agent = ClusterMemoryAgent(args.out, probe_from=args.n - args.keys) if not args.llm_url \
+        else AsyncClusterMemoryAgent(args.out, args.n - args.keys, args.llm_url)
     outputs = (
         agents_env.from_datastream(source, lambda line: line.split("|", 1)[0])
-        .apply(agent)
+        .apply(agent, AgentConfig(max_runs_in_flight=args.max_in_flight))
         .to_datastream(Types.STRING())
         .uid("agent")
     )
@@ -124,6 +155,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="keep the latest checkpoints when the job ends or is lost "
                              "(RETAIN_ON_CANCELLATION), to resume with flink run -s")
     parser.add_argument("--name", default="cluster-memory-job")
+    parser.add_argument("--llm-url", default=None,
+                        help="run the async agent, which awaits this LLM before each run's writes")
+    parser.add_argument("--max-in-flight", type=int, default=8)
     return parser.parse_args(argv)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from llm_server import ScriptedLLMServer
 from memory_job import ClusterMemoryAgent, memory_text
 
 from flink_agents_memory import cluster
@@ -143,6 +144,32 @@ def oracle(flink_cluster: cluster.ClusterSettings, tmp_path_factory) -> dict[str
     return {"by_key": by_key, "by_seq": by_seq}
 
 
+#: Runs in flight per agent subtask of the async agent (memory_job.py --max-in-flight).
+MAX_IN_FLIGHT = 8
+
+
+@pytest.fixture(params=["sync", "async"])
+def agent(request) -> Any:
+    """The job's agent: the sync one, or the async one, which awaits a durable call to a slow
+    loopback LLM before each run's writes and must end exactly as the sync one (the oracle).
+    Yields ``(extra job arguments, the LLM server or None)``."""
+    if request.param == "sync":
+        yield [], None
+        return
+    with ScriptedLLMServer(respond=lambda body: "re:" + body["messages"][-1]["content"]) as llm:
+        llm.delay_s = 0.2
+        yield ["--llm-url", llm.url, "--max-in-flight", str(MAX_IN_FLIGHT)], llm
+
+
+def calls_made_again(llm: ScriptedLLMServer | None) -> int:
+    """LLM requests made more than once (a replay that did not find the recorded outcome)."""
+    if llm is None:
+        return 0
+    asked = [r["messages"][-1]["content"] for r in llm.requests]
+    assert len(set(asked)) == N, "every event asks the LLM once"
+    return len(asked) - len(set(asked))
+
+
 # -- tests -----------------------------------------------------------------------------------
 
 def test_taskmanagers_score_long_term_vectors_with_simd(flink_cluster, oracle):
@@ -152,15 +179,16 @@ def test_taskmanagers_score_long_term_vectors_with_simd(flink_cluster, oracle):
                    for path in flink_cluster.log_dir.glob("*taskexecutor*.log"))
     assert "Long-term memory scores vectors with a SIMD dot product" in logs
 
-def test_rescale_through_stop_with_savepoint_2_3_1(flink_cluster, oracle, tmp_path):
+def test_rescale_through_stop_with_savepoint_2_3_1(flink_cluster, oracle, tmp_path, agent):
     out = tmp_path / "digests"
     throttle = ["--throttle-ms", str(THROTTLE_MS)]
+    agent_args, _ = agent
     savepoints: list[str] = []
     at_savepoint: list[dict[Any, dict[str, Any]]] = []  # each key's newest digest at each stop
     job_id = None
     for parallelism, stop_after in ((2, N // 4), (3, N // 2), (1, None)):
         savepoint = savepoints[-1] if savepoints else None
-        job_id = submit(flink_cluster, out, *(throttle if stop_after else []),
+        job_id = submit(flink_cluster, out, *(throttle if stop_after else []), *agent_args,
                         parallelism=parallelism, savepoint=savepoint)
         cluster.wait_job(flink_cluster, job_id, states=("RUNNING", "FINISHED"))
         assert agent_parallelism(flink_cluster, job_id) == parallelism
@@ -208,14 +236,15 @@ def assert_inspector_shows(savepoint: str, digests: dict[Any, dict[str, Any]]) -
         view.close()
 
 
-def test_kill_9_taskmanager_restores_all_memory(flink_cluster, oracle, tmp_path):
+def test_kill_9_taskmanager_restores_all_memory(flink_cluster, oracle, tmp_path, agent):
     out, checkpoints = tmp_path / "digests", tmp_path / "checkpoints"
+    agent_args, llm = agent
     # Until the heartbeat times out, the JobManager keeps redeploying to the killed TaskManager
     # and each attempt fails at once (500 ms apart): the restart budget must outlast that.
     restarts = flink_cluster.heartbeat_timeout_ms // 500 + 5
     job_id = submit(flink_cluster, out, "--throttle-ms", str(THROTTLE_MS),
                     "--checkpoint-dir", str(checkpoints), "--interval-ms", "500",
-                    "--restarts", str(restarts), parallelism=2)
+                    "--restarts", str(restarts), *agent_args, parallelism=2)
     cluster.wait_job(flink_cluster, job_id, states=("RUNNING",))
     wait_until(lambda: completed_checkpoints(flink_cluster, job_id)["counts"]["completed"] >= 1
                and progress(out) >= N // 3, JOB_TIMEOUT, "a completed checkpoint mid-stream")
@@ -255,15 +284,21 @@ def test_kill_9_taskmanager_restores_all_memory(flink_cluster, oracle, tmp_path)
           f"{final_stats['counts']['completed']}, restored: {final_stats['counts']['restored']}")
     assert final_stats["counts"]["restored"] >= 1, "the job did not restore from a checkpoint"
     assert_matches_oracle(records, oracle)
+    again = calls_made_again(llm)
+    print(f"LLM calls made again after the kill: {again}")
+    # Outcomes recorded before the kill come from the durable log: only the calls in flight at
+    # the kill (at most MAX_IN_FLIGHT per agent subtask) are made again.
+    assert again <= 2 * MAX_IN_FLIGHT, f"{again} calls made again"
 
 
-def test_kill_9_whole_cluster_resumes_from_retained_checkpoint(flink_cluster, oracle, tmp_path):
+def test_kill_9_whole_cluster_resumes_from_retained_checkpoint(flink_cluster, oracle, tmp_path,
+                                                               agent):
     """kill -9 of the JobManager and every TaskManager at once (no HA: the job is gone with
     the JobManager), then the cluster started again and the job resubmitted with ``-s`` on its
     latest retained checkpoint. RocksDB with incremental checkpoints."""
     out, checkpoints = tmp_path / "digests", tmp_path / "checkpoints"
     args = ["--throttle-ms", str(THROTTLE_MS), "--checkpoint-dir", str(checkpoints),
-            "--interval-ms", "500", "--retain", "--backend", "rocksdb"]
+            "--interval-ms", "500", "--retain", "--backend", "rocksdb", *agent[0]]
     job_id = submit(flink_cluster, out, *args, parallelism=2)
     cluster.wait_job(flink_cluster, job_id, states=("RUNNING",))
     config = cluster.rest_get(flink_cluster, f"/jobs/{job_id}/checkpoints/config")
@@ -297,3 +332,6 @@ def test_kill_9_whole_cluster_resumes_from_retained_checkpoint(flink_cluster, or
           f"{len(records) - N}")
     assert restored is not None and restored["external_path"].rstrip("/").endswith(latest.name)
     assert_matches_oracle(records, oracle)
+    again = calls_made_again(agent[1])
+    print(f"LLM calls made again after the kill: {again}")
+    assert again <= 2 * MAX_IN_FLIGHT, f"{again} calls made again"
