@@ -72,9 +72,10 @@ jar:
 ## test: Java unit tests, then the whole Python suite (unit, MiniCluster, cluster)
 test: test-java test-python
 
-## test-java: the Java module's JUnit tests (Maven)
+## test-java: the Java module's JUnit tests (Maven), with the counts per class and in all
+# -q hides Maven's build chatter; surefire's logger stays at info so a green run shows its counts.
 test-java:
-	cd java_udf && mvn -q -B test
+	cd java_udf && mvn -q -B -Dorg.slf4j.simpleLogger.log.org.apache.maven.plugin.surefire=info test
 
 ## test-python: ruff, then the whole Python suite (PYTEST_ARGS=... passes options to pytest)
 test-python: lint

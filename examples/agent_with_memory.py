@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     messages = env.from_collection(MESSAGES, type_info=Types.STRING())
     out = (agents.from_datastream(messages, key_selector=lambda m: m.split("|", 1)[0])
            .apply(AgentWithMemory(knowledge_bases=bases)).to_datastream(Types.STRING()))
-    with out.execute_and_collect() as results:
+    with out.execute_and_collect("flink-agents-memory example: AgentWithMemory") as results:
         for reply in results:
             print(reply, flush=True)
     return 0

@@ -66,7 +66,8 @@ def main() -> None:
         .apply(GreeterAgent())
         .to_datastream(Types.STRING())
     )
-    with replies.execute_and_collect() as results:
+    # named, so the web UI and `flink list` show it instead of "DataStream Collect"
+    with replies.execute_and_collect("flink-agents-memory demo: GreeterAgent") as results:
         for reply in results:
             print(reply)
 

@@ -33,8 +33,10 @@ class AgentBuilder(ABC):
     """Collects the agent and its config for one keyed stream, then builds the operator."""
 
     @abstractmethod
-    def apply(self, agent: Agent, config: AgentConfig | None = None) -> AgentBuilder:
-        """Run ``agent`` on the keyed stream; its definition is checked now."""
+    def apply(self, agent: Agent, config: AgentConfig | None = None,
+              uid: str | None = None) -> AgentBuilder:
+        """Run ``agent`` on the keyed stream; its definition is checked now. ``uid``: the
+        operator's uid, by which savepoints map its memory (default: from the agent's class)."""
 
     @abstractmethod
     def to_datastream(self, output_type: Any = None) -> Any:

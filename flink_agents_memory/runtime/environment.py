@@ -18,6 +18,16 @@ from .maintenance_timers import check_maintenance
 from .pyflink_internals import apply_memory_operator, process_mode_operators
 from .python_env import configure_environment
 
+#: What an agent operator's uid starts with unless ``apply(uid=...)`` names another.
+UID_PREFIX = "flink-agents-memory:"
+
+
+def default_uid(agent: Agent) -> str:
+    """The agent operator's uid when the job names none. Without one Flink derives the
+    operator's id from the graph around it, so a change upstream (or of parallelism) would leave
+    a savepoint's memory unmapped; the agent's class name survives such changes."""
+    return UID_PREFIX + type(agent).__qualname__
+
 
 class FlinkAgentsExecutionEnvironment(AgentsExecutionEnvironment):
     """Wraps a StreamExecutionEnvironment configured for agent jobs (thread mode, jar, path)."""
@@ -62,14 +72,20 @@ class FlinkAgentBuilder(AgentBuilder):
         self._key_type = key_type
         self._agent: Agent | None = None
         self._config = AgentConfig()
+        self._uid: str | None = None
         self._stream: DataStream | None = None
 
-    def apply(self, agent: Agent, config: AgentConfig | None = None) -> AgentBuilder:
-        """Run ``agent`` on the keyed stream; its definition is checked now."""
+    def apply(self, agent: Agent, config: AgentConfig | None = None,
+              uid: str | None = None) -> AgentBuilder:
+        """Run ``agent`` on the keyed stream; its definition is checked now. ``uid``: the
+        operator's uid, by which savepoints map its memory (default: from the agent's class)."""
         if not isinstance(agent, Agent):
             raise ConfigurationError(f"apply expects an Agent instance, got {agent!r}")
+        if uid is not None and (not isinstance(uid, str) or not uid.strip()):
+            raise ConfigurationError(f"apply(uid=...) needs a non-empty string, got {uid!r}")
         agent.validate()
         self._agent = agent
+        self._uid = uid
         if config is not None:
             self._config = config
         check_maintenance(agent, self._config)
@@ -83,7 +99,9 @@ class FlinkAgentBuilder(AgentBuilder):
             keyed = self._ds.key_by(self._key_selector, key_type=self._key_type)
             func = AgentProcessFunction(self._agent, self._config)
             name = f"agent:{type(self._agent).__name__}"
-            self._stream = apply_memory_operator(keyed, func, output_type, name)
+            stream = apply_memory_operator(keyed, func, output_type, name)
+            # A later .uid(...) on the returned stream still replaces it, as before.
+            self._stream = stream.uid(self._uid or default_uid(self._agent))
         return self._stream
 
     def dead_letters(self) -> DataStream:

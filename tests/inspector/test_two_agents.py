@@ -21,9 +21,11 @@ from flink_agents_memory.models import HashingEmbedder
 
 pytestmark = [pytest.mark.flink, pytest.mark.slow]
 
-#: the uid the job sets on InspectorAgent's stream; ReviewerAgent has none (chosen by its name)
+#: the uid the job sets on InspectorAgent's stream; ReviewerAgent keeps the package's default
+#: uid (from its class), and the tests choose it by its name
 INSPECTOR_UID = "inspector-agent"
 REVIEWER_NAME = "agent:ReviewerAgent"
+REVIEWER_UID = "flink-agents-memory:ReviewerAgent"
 
 
 def two_agents(out_file: str) -> list[tuple[object, str | None]]:
@@ -68,6 +70,7 @@ def test_the_name_chooses_the_second_agents_memory(two_agent_savepoint):
     view = open_view(two_agent_savepoint, REVIEWER_NAME)
     try:
         assert view.subtasks()["operator"] == REVIEWER_NAME
+        assert view.subtasks()["operator_uid"] == REVIEWER_UID
         tree = fields(view.key("alice")["short_term"])
         assert fields(tree["review"])["last"] == {
             "type": "str", "value": "reviewed: My sister lives in Lisbon"}
@@ -86,7 +89,7 @@ def test_without_the_option_the_error_names_both_agents(two_agent_savepoint):
         open_view(two_agent_savepoint, None)
     message = str(e.value)
     assert f"agent:InspectorAgent (uid {INSPECTOR_UID}, id " in message
-    assert f"{REVIEWER_NAME} (id " in message
+    assert f"{REVIEWER_NAME} (uid {REVIEWER_UID}, id " in message
     assert "--operator" in message
 
 
