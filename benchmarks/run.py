@@ -35,7 +35,8 @@ os.environ.setdefault("BENCH_LAT_DIR", tempfile.mkdtemp(prefix="bench-lat-"))
 #: The registry: module name under benchmarks/, in run order. Each module has NAME, TITLE,
 #: COMMAND, run(quick) -> dict, rows(result) -> [summary rows], markdown(result) -> str and
 #: optionally plot(result, img_dir) -> [file names].
-MODULES = ["bench_stm", "bench_stm_rocksdb", "bench_history", "bench_flink_agents", "bench_ltm",
+MODULES = ["bench_stm", "bench_stm_rocksdb", "bench_history", "bench_flink_agents", "bench_async",
+           "bench_ltm",
            "bench_ltm_checkpoints", "bench_ltm_writes", "bench_ltm_1m", "bench_ltm_1m_keys",
            "bench_mem0",
            "bench_mem0_adds",
@@ -43,7 +44,7 @@ MODULES = ["bench_stm", "bench_stm_rocksdb", "bench_history", "bench_flink_agent
            "bench_maintenance", "bench_validation",
            "bench_embed"]
 #: Modules whose comparison is against a peer framework (their failure fails the run).
-PEER_MODULES = {"bench_flink_agents", "bench_mem0", "bench_mem0_adds"}
+PEER_MODULES = {"bench_flink_agents", "bench_async", "bench_mem0", "bench_mem0_adds"}
 
 
 def fmt_ratio(x: Any) -> str:

@@ -1,6 +1,8 @@
 """The memory system design's AgentWithMemory, end to end: memory (recent memories and
 semantic search of this user's past interactions) plus shared knowledge (a Chroma server),
-then a response, then the interaction stored as a new memory.
+then a response, then the interaction stored as a new memory. The action is ``async``: the
+knowledge search and the response (an LLM call) run off the task thread, so while one user's
+run waits the subtask serves the others (docs/async_actions.md).
 
 Run with ``make demo-memory`` (starts a Chroma server on a free loopback port, ingests
 ``examples/data/``, runs this job on a MiniCluster, stops the server), or by hand::
@@ -103,13 +105,15 @@ class AgentWithMemory(Agent):
         ])
 
     @action(InputEvent)
-    def process_event(self, event: InputEvent, ctx: RunnerContext) -> None:
+    async def process_event(self, event: InputEvent, ctx: RunnerContext) -> None:
         user, text = event.input.split("|", 1)
         recent_history = ctx.memory.recent_memories(5)
         relevant_memories = ctx.memory.search(text, limit=10)
-        knowledge_context = ctx.search_knowledge(text, limit=5)
-        response = self.generate_response(text, recent_history, relevant_memories,
-                                          knowledge_context)
+        knowledge_context = await ctx.search_knowledge_async(text, limit=5)
+        # Durable: a run replayed after a failure gets this response back instead of asking
+        # the LLM again.
+        response = await ctx.durable_execute_async(
+            self.generate_response, text, recent_history, relevant_memories, knowledge_context)
         ctx.memory.add(MemoryItem(
             memory=f"Event: {text}, Response: {response}",
             metadata={"timestamp": ctx.now_ms(), "agent_id": self.agent_id, "user": user}))
@@ -133,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         print("no --url / $KNOWLEDGE_URL: running without knowledge", file=sys.stderr)
 
     env = StreamExecutionEnvironment.get_execution_environment()
-    env.set_parallelism(1)   # one subtask: the replies print in input order
+    env.set_parallelism(1)   # one subtask: each user's replies print in input order
     agents = AgentsExecutionEnvironment.get_execution_environment(env)
     messages = env.from_collection(MESSAGES, type_info=Types.STRING())
     out = (agents.from_datastream(messages, key_selector=lambda m: m.split("|", 1)[0])

@@ -2,7 +2,7 @@
 
     python -m benchmarks.peers.async_job --framework ours|flink-agents --url URL --runs 2000 \
         --keys 1000 --limit 64 --out result.json [--agent ask|sync-nocall|async-nocall]
-        [--checkpoint-ms 1000 [--unaligned]]
+        [--checkpoint-ms 1000 [--unaligned] [--debloat]] [--rate 100]
 
 The same agent on each side: per input ``"k<i % keys>|<i>"``, two LLM calls awaited off the
 task thread (``durable_execute_async``), at most ``--limit`` runs in flight (ours:
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shutil
 import socket
@@ -51,11 +52,16 @@ def build(a: argparse.Namespace, runs: int, port: int | None) -> Any:
         conf.set_string("execution.checkpointing.dir",
                         Path(tempfile.mkdtemp(prefix="cp-", dir=a.work)).as_uri())
         conf.set_string("execution.checkpointing.unaligned.enabled", str(a.unaligned).lower())
+        conf.set_string("taskmanager.network.memory.buffer-debloat.enabled",
+                        str(a.debloat).lower())
     env = StreamExecutionEnvironment.get_execution_environment(conf)
     env.set_parallelism(1)
     keys = a.keys
+    pause = 1 / a.rate if a.rate else 0.0
     seq = env.from_source(NumberSequenceSource(0, runs - 1), WatermarkStrategy.no_watermarks(),
                           "inputs")
+    if pause:  # a steady load instead of the whole input at once
+        seq = seq.map(lambda i: time.sleep(pause) or i, output_type=Types.LONG())
     if a.framework == "ours":
         from flink_agents_memory import AgentConfig, AgentsExecutionEnvironment
 
@@ -140,6 +146,10 @@ def main() -> None:
     p.add_argument("--limit", type=int, default=64)
     p.add_argument("--checkpoint-ms", type=int, default=0)
     p.add_argument("--unaligned", action="store_true")
+    p.add_argument("--debloat", action="store_true",
+                   help="Flink's buffer debloating: less data in flight before a barrier")
+    p.add_argument("--rate", type=float, default=0,
+                   help="inputs per second from the source (0: as fast as it takes them)")
     p.add_argument("--reps", type=int, default=1)
     p.add_argument("--out", required=True)
     a = p.parse_args()
@@ -166,10 +176,13 @@ def main() -> None:
         "steady_all": rates,
     }
     if a.checkpoint_ms:
+        checkpoints.sort()
         result["checkpoint"] = {
-            "interval_ms": a.checkpoint_ms, "unaligned": a.unaligned, "count": len(checkpoints),
-            "p50_ms": checkpoints[len(checkpoints) // 2] if checkpoints else None,
-            "p95_ms": checkpoints[int(0.95 * (len(checkpoints) - 1))] if checkpoints else None,
+            "interval_ms": a.checkpoint_ms, "unaligned": a.unaligned, "debloat": a.debloat,
+            "rate": a.rate or None, "count": len(checkpoints),
+            "p50_ms": statistics.median(checkpoints) if checkpoints else None,
+            "p95_ms": checkpoints[math.ceil(0.95 * len(checkpoints)) - 1] if checkpoints
+            else None,
             "max_ms": checkpoints[-1] if checkpoints else None}
     Path(a.out).write_text(json.dumps(result, indent=2))
     shutil.rmtree(a.work, ignore_errors=True)

@@ -60,16 +60,23 @@ final class AsyncRunDriver<K, IN> {
         this.mailbox = mailbox;
     }
 
-    /** An input for the current key: run it now, or queue it behind the key's run in flight. */
+    /**
+     * An input for the current key: run it now, or keep it in keyed state behind the key's run
+     * in flight, or (no run free) until a run is free. Inputs are taken while fewer than
+     * {@code maxQueued} wait, so the network buffers in front of a checkpoint barrier drain into
+     * state instead of waiting for runs to end.
+     */
     void processElement(IN value, long timestamp) throws Exception {
         K key = host.currentKey();
-        boolean busy = inputs.isBusy(key);
-        awaitRoom(busy ? inputs::hasInputRoom : () -> inputs.hasInputRoom() && inputs.hasRunRoom());
+        awaitRoom(inputs::hasInputRoom);
         host.setCurrentKey(key);
-        busy = inputs.isBusy(key); // a restored key may have become free while we waited
+        boolean busy = inputs.isBusy(key);
         inputs.accept(key);
-        if (busy) {
+        if (busy || !inputs.hasRunRoom()) {
             host.pending().add(Tuple2.of(timestamp, value));
+            if (!busy) {
+                inputs.markReady(key);
+            }
             return;
         }
         run(key, value, timestamp, false);
