@@ -110,6 +110,13 @@ def _rate(side: dict[str, Any]) -> float:
     return float(side["steady_runs_per_s"] or side["runs_per_s"])
 
 
+def _both(side: dict[str, Any]) -> str:
+    """End to end (the whole job, start-up included: the figure targets are judged on), and
+    steady (between the 20th and 95th percentile output; output bursts can push it past the
+    ceiling, as Flink Agents' did at 1 s)."""
+    return f"{side['runs_per_s']:,.0f} runs/s ({_rate(side):,.0f} steady)"
+
+
 def _mode(check: dict[str, Any]) -> str:
     mode = "unaligned" if check["unaligned"] else "aligned, buffer debloating" \
         if check.get("debloat") else "aligned"
@@ -120,7 +127,7 @@ def _mode(check: dict[str, Any]) -> str:
 def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for c in r["comparisons"]:
-        ours, fa = _rate(c["ours"]), _rate(c["flink-agents"])
+        ours, fa = c["ours"]["runs_per_s"], c["flink-agents"]["runs_per_s"]
         at_64 = c["limit"] == 64 and c["latency_s"] == 0.25
         at_512 = c["limit"] == 512 and c["latency_s"] == 0.25
         target, met = "(reported)", None
@@ -130,10 +137,10 @@ def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
             target, met = ">= 1.5x Flink Agents", ours / fa >= 1.5
         out.append({
             "figure": f"LLM-bound runs/s per subtask, {c['latency_s'] * 1000:.0f} ms LLM, 2 "
-                      f"calls a run, limit {c['limit']}, {c['keys']:,} keys (ceiling "
-                      f"{c['ceiling']:.0f})",
-            "ours": f"{ours:,.0f} runs/s", "peer": f"{fa:,.0f} runs/s (flink-agents "
-                                                   f"{r['flink_agents'].split()[0]})",
+                      f"calls a run, limit {c['limit']}, {c['keys']:,} keys, {c['runs']:,} runs,"
+                      f" end to end (ceiling {c['ceiling']:.0f})",
+            "ours": _both(c["ours"]), "peer": f"{_both(c['flink-agents'])} (flink-agents "
+                                              f"{r['flink_agents'].split()[0]})",
             "ratio": ours / fa, "target": target, "met": met, "command": COMMAND})
     for cp in r["checkpoints"]:
         check = cp["checkpoint"]
@@ -160,18 +167,21 @@ def rows(r: dict[str, Any]) -> list[dict[str, Any]]:
 
 def markdown(r: dict[str, Any]) -> str:
     lines = [
-        f"Peer: flink-agents {r['flink_agents']} in `.bench/venvs/flink-agents`. Steady = "
-        "outputs/s between the 20th and the 95th percentile output. `max in flight` = the most "
-        "requests the loopback server held at once.", "",
-        "| LLM latency | limit | keys | runs | ceiling | ours runs/s | theirs runs/s | ratio | "
-        "ours max in flight | theirs max in flight |",
+        f"Peer: flink-agents {r['flink_agents']} in `.bench/venvs/flink-agents`. End to end = "
+        "runs / the whole job's wall time (start-up included; targets are judged on it). Steady "
+        "= outputs/s between the 20th and the 95th percentile output (output bursts can push "
+        "it past the ceiling). `max in flight` = the most requests the loopback server held at "
+        "once.", "",
+        "| LLM latency | limit | keys | runs | ceiling | ours runs/s e2e / steady | theirs runs/s "
+        "e2e / steady | ratio e2e | ours max in flight | theirs max in flight |",
         "|---|---|---|---|---|---|---|---|---|---|"]
     for c in r["comparisons"]:
         o, f = c["ours"], c["flink-agents"]
         lines.append(
             f"| {c['latency_s'] * 1000:.0f} ms | {c['limit']} | {c['keys']:,} | {c['runs']:,} "
-            f"| {c['ceiling']:.0f} | {_rate(o):,.1f} | {_rate(f):,.1f} | "
-            f"{_rate(o) / _rate(f):.2f}x | {o['server_max_in_flight']} | "
+            f"| {c['ceiling']:.0f} | {o['runs_per_s']:,.1f} / {_rate(o):,.1f} | "
+            f"{f['runs_per_s']:,.1f} / {_rate(f):,.1f} | "
+            f"{o['runs_per_s'] / f['runs_per_s']:.2f}x | {o['server_max_in_flight']} | "
             f"{f['server_max_in_flight']} |")
     lines += ["", "| checkpoints (ours, 1 s interval) | count | p50 ms | p95 ms | max ms | "
               "runs/s |", "|---|---|---|---|---|---|"]
