@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from flink_agents_memory import Agent, InputEvent, LongTermMemoryConfig, OutputEvent, action
-from flink_agents_memory.models import HashingEmbedder
+from flink_agents_memory.models import HashingEmbedder, OpenAIEmbedder
 from flink_agents_memory.models.llm import OpenAICompatibleLLM
 
 
@@ -71,3 +71,19 @@ class RememberingAgent(Agent):
         await ctx.memory.add_messages_async(f"my number is {i}")
         texts = sorted(m.memory for m in ctx.memory.get_all())
         ctx.send_event(OutputEvent(output=f"{key}|{i}|{';'.join(texts)}"))
+
+
+class ClientsAgent(Agent):
+    """Per input ``"k|i"``: the package's LLM client and HTTP embedder, awaited; emits
+    ``"k|i|<answer>|<embedding dimension>"``."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    @action(InputEvent)
+    async def handle(self, event: InputEvent, ctx: Any) -> None:
+        llm = OpenAICompatibleLLM(self.url, "scripted", retries=0)
+        embedder = OpenAIEmbedder(self.url, "scripted", dim=4, retries=0)
+        answer = await llm.complete_async([{"role": "user", "content": str(event.input)}])
+        vectors = await embedder.embed_async([answer])
+        ctx.send_event(OutputEvent(output=f"{event.input}|{answer}|{vectors.shape[1]}"))

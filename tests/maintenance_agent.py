@@ -22,9 +22,11 @@ with the pass's compression and merges buffered.
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -121,14 +123,27 @@ class CrashingLLM(OpenAICompatibleLLM):
 
 def _in_pass_after(ts: int, inside: str) -> bool:
     seen = False
-    frame = sys._getframe()
-    while frame is not None:
+    for frame in _frames():
         name = frame.f_code.co_name
         seen = seen or name == inside
         if name == "run_pass":
             return frame.f_locals["now_ms"] >= ts and seen
-        frame = frame.f_back
     return False
+
+
+def _frames() -> Iterator[Any]:
+    """This thread's stack, innermost first, with the suspended step generators a frame
+    drives inserted after it: a pass's LLM call is made between its steps (memory/
+    llm_steps.py), outside their frames."""
+    frame = sys._getframe()
+    while frame is not None:
+        yield frame
+        steps, chain = frame.f_locals.get("steps"), []
+        while inspect.isgenerator(steps) and steps.gi_frame is not None:
+            chain.append(steps.gi_frame)
+            steps = steps.gi_yieldfrom
+        yield from reversed(chain)
+        frame = frame.f_back
 
 
 def _plain(text: str) -> str:
@@ -202,6 +217,23 @@ class FullyMaintainedAgent(MaintainedAgent):
                                         use_llm=False),
                 consolidation=Consolidation(threshold=0.95), synthesis=Synthesis(),
                 forgetting=Forgetting(budget=4, half_life_ms=PERIOD)))
+
+
+class AsyncFullyMaintainedAgent(FullyMaintainedAgent):
+    """All four tasks with an ``async`` action, so its passes are runs in flight whose LLM
+    calls (merges, the profile) wait off the task thread; killed at a pass's first embedding
+    (on the task thread, between those calls)."""
+
+    def __init__(self, llm_url: str, marker: str | None = None,
+                 checkpoint_dir: str | None = None, crash_from_ts: int = 0) -> None:
+        super().__init__(llm_url)
+        self.long_term_memory = self.long_term_memory.model_copy(update={
+            "embedder": CrashingEmbedder(Crash(marker, checkpoint_dir, crash_from_ts)),
+            "llm": OpenAICompatibleLLM(llm_url, "scripted", retries=2, timeout_s=30)})
+
+    @action(InputEvent)
+    async def remember(self, event, ctx):
+        MaintainedAgent.remember(self, event, ctx)
 
 
 def oracle(lines: list[str], index_dir: Path, agent: Agent | None = None) -> dict[int, dict]:

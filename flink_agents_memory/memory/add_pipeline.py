@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from ..models.llm import LLM, LLMError
+from ..models.llm import LLMError
+from .llm_steps import Answer, LLMSteps, question
 
 if TYPE_CHECKING:
     from .long_term import LongTermMemory
@@ -63,24 +63,7 @@ def parse_json_answer(text: str, field: str) -> list[Any] | None:
     return value if isinstance(value, list) else None
 
 
-#: What the pipeline asks the LLM: the chat messages of one completion.
-Question = list[dict[str, str]]
-
-
-def complete(llm: LLM, question: Question) -> str | LLMError:
-    """One JSON completion; an LLMError is returned, not raised, so the pipeline logs it and
-    stores nothing (on the worker thread for add_messages_async)."""
-    try:
-        return llm.complete(question, response_format={"type": "json_object"})
-    except LLMError as e:
-        return e
-
-
-def _question(system: str, user: str) -> Question:
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
-
-
-def _read(memory: LongTermMemory, answer: str | LLMError, field: str) -> list[Any] | None:
+def _read(memory: LongTermMemory, answer: Answer, field: str) -> list[Any] | None:
     memory.metrics.inc("long_term.llm_calls")
     if isinstance(answer, LLMError):
         memory.metrics.inc("long_term.llm_failures")
@@ -96,23 +79,9 @@ def _read(memory: LongTermMemory, answer: str | LLMError, field: str) -> list[An
     return parsed
 
 
-def add_messages(memory: LongTermMemory, messages: list[dict[str, str]] | str, infer: bool,
-                 metadata: dict[str, Any]) -> list[dict[str, Any]]:
-    """The pipeline with its LLM calls made on this thread."""
-    steps = add_messages_steps(memory, messages, infer, metadata)
-    answer: str | LLMError | None = None
-    while True:
-        try:
-            question = steps.send(answer)  # type: ignore[arg-type]
-        except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
-        assert memory.llm is not None
-        answer = complete(memory.llm, question)
-
-
 def add_messages_steps(memory: LongTermMemory, messages: list[dict[str, str]] | str,
                        infer: bool, metadata: dict[str, Any],
-                       ) -> Generator[Question, str | LLMError, list[dict[str, Any]]]:
+                       ) -> LLMSteps[list[dict[str, Any]]]:
     """The pipeline as a generator: it yields each question for the LLM and is sent the
     answer, so the sync and async forms share one implementation (the async form awaits each
     call off the task thread; the memory steps in between run on it)."""
@@ -120,7 +89,7 @@ def add_messages_steps(memory: LongTermMemory, messages: list[dict[str, str]] | 
     if not infer:
         return _store_verbatim(memory, msgs, metadata)
     conversation = "\n".join(f"{m['role']}: {m['content']}" for m in msgs)
-    facts = _read(memory, (yield _question(FACT_PROMPT, conversation)), "facts")
+    facts = _read(memory, (yield question(FACT_PROMPT, conversation)), "facts")
     facts = [f.strip() for f in facts or [] if isinstance(f, str) and f.strip()]
     if not facts:
         return []
@@ -132,7 +101,7 @@ def add_messages_steps(memory: LongTermMemory, messages: list[dict[str, str]] | 
                 shown[str(len(shown))] = hit
     existing = [{"id": small, "text": doc["memory"]} for small, doc in shown.items()]
     prompt = json.dumps({"existing_memories": existing, "new_facts": facts}, ensure_ascii=False)
-    decisions = _read(memory, (yield _question(UPDATE_PROMPT, prompt)), "memory")
+    decisions = _read(memory, (yield question(UPDATE_PROMPT, prompt)), "memory")
     if decisions is None:
         return []
     return [r for d in decisions if (r := _apply(memory, d, shown, metadata)) is not None]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import MemoryValueError
 from .history import History
+from .llm_steps import LLMSteps
 from .maintenance_config import Compression
 from .maintenance_llm import ask_json, skip
 
@@ -64,14 +65,14 @@ def extractive(texts: list[str], max_chars: int) -> str:
 
 
 def compress(memory: LongTermMemory, config: Compression, history: History,
-             now_ms: int) -> int:
+             now_ms: int) -> LLMSteps[int]:
     """Summarise and remove the history's old items; returns how many were compressed."""
     cutoff = now_ms - config.older_than_ms
     texts = [t for t in (text_of(v) for v in history.appended_until(cutoff)) if t.strip()]
     if not texts:
         return 0
     if config.use_llm and memory.llm is not None:
-        data = ask_json(memory, PROMPT.format(max_chars=config.max_chars),
+        data = yield from ask_json(memory, PROMPT.format(max_chars=config.max_chars),
                         json.dumps({"items": texts}, ensure_ascii=False), KEPT)
         summary = None if data is None else data.get("memory")
         if not isinstance(summary, str) or not summary.strip():

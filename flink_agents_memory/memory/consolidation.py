@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MemoryValueError
+from .llm_steps import LLMSteps
 from .maintenance_config import Consolidation
 from .maintenance_llm import ask_json, skip
 
@@ -49,7 +50,7 @@ def newest_first(doc: dict[str, Any]) -> tuple[str, str, str]:
 
 
 def consolidate(memory: LongTermMemory, config: Consolidation, docs: list[dict[str, Any]],
-                new: list[dict[str, Any]], protected: frozenset[str]) -> list[Merge]:
+                new: list[dict[str, Any]], protected: frozenset[str]) -> LLMSteps[list[Merge]]:
     """Merge the groups of near-duplicates around each of ``new`` (oldest first); returns the
     merges made. ``protected`` ids are never merged away."""
     by_id = {d["id"]: d for d in docs}
@@ -72,7 +73,7 @@ def consolidate(memory: LongTermMemory, config: Consolidation, docs: list[dict[s
             continue
         decided.update(d["id"] for d in group)
         use_llm = config.use_llm and memory.llm is not None
-        merge = _ask_llm(memory, group) if use_llm else _keep_newest(group)
+        merge = (yield from _ask_llm(memory, group)) if use_llm else _keep_newest(group)
         if merge is None or not _apply(memory, merge):
             continue
         gone.update(o["id"] for o in merge.others)
@@ -86,11 +87,11 @@ def _keep_newest(group: list[dict[str, Any]]) -> Merge:
     return Merge(keep=ordered[0], others=ordered[1:], text=ordered[0]["memory"])
 
 
-def _ask_llm(memory: LongTermMemory, group: list[dict[str, Any]]) -> Merge | None:
+def _ask_llm(memory: LongTermMemory, group: list[dict[str, Any]]) -> LLMSteps[Merge | None]:
     shown = {str(i): doc for i, doc in enumerate(group)}
     prompt = json.dumps({"memories": [{"id": i, "text": d["memory"]} for i, d in shown.items()]},
                         ensure_ascii=False)
-    data = ask_json(memory, MERGE_PROMPT, prompt, UNMERGED)
+    data = yield from ask_json(memory, MERGE_PROMPT, prompt, UNMERGED)
     if data is None:
         return None
     keep, text = shown.get(str(data.get("keep"))), data.get("memory")

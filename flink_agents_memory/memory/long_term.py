@@ -22,13 +22,13 @@ from ..errors import MemoryNotFoundError, MemoryValueError
 from ..jvm import LongTermMemoryStore
 from ..metrics import MetricsRecorder, Timer
 from ..models.llm import LLM
-from ..runtime.calls import PendingCall
 from .access import AccessLog
 from .audit import AuditTrail, MemoryEvent, iso_utc
 from .filters import check_filters, check_limit, check_min_score, check_query
 from .history import History
 from .items import MemoryAPI, MemoryItem, SearchMode
 from .limits import MemoryLimits
+from .llm_steps import answer_awaited, answer_inline
 from .long_term_config import LongTermMemoryConfig
 from .query import keyword_query
 from .store import KeyValueStore
@@ -205,28 +205,21 @@ class LongTermMemory(MemoryAPI):
     def add_messages(self, messages: list[dict[str, str]] | str, infer: bool = True,
                      metadata: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """The mem0 add pipeline of the memory system design (see memory/add_pipeline.py)."""
-        from .add_pipeline import add_messages
+        from .add_pipeline import add_messages_steps
 
         infer = self._infer(infer)
-        return add_messages(self, messages, infer,
-                            check_metadata(metadata, "ctx.memory.add_messages", self.limits))
+        return answer_inline(add_messages_steps(self, messages, infer, check_metadata(
+            metadata, "ctx.memory.add_messages", self.limits)), self.config.llm)
 
     async def add_messages_async(self, messages: list[dict[str, str]] | str, infer: bool = True,
                                  metadata: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """:meth:`add_messages` in an async action: its two LLM calls run off the task thread
         (the run waits, the subtask goes on); the memory steps between them run on it."""
-        from .add_pipeline import add_messages_steps, complete
+        from .add_pipeline import add_messages_steps
 
         infer = self._infer(infer)
-        steps = add_messages_steps(self, messages, infer, check_metadata(
-            metadata, "ctx.memory.add_messages_async", self.limits))
-        answer: Any = None
-        while True:
-            try:
-                question = steps.send(answer)
-            except StopIteration as done:
-                return done.value  # type: ignore[no-any-return]
-            answer = await PendingCall(complete, (self.config.llm, question), {})
+        return await answer_awaited(add_messages_steps(self, messages, infer, check_metadata(
+            metadata, "ctx.memory.add_messages_async", self.limits)), self.config.llm)
 
     def _infer(self, infer: bool) -> bool:
         """``infer``, off (with one warning) when no LLM is configured."""

@@ -17,6 +17,7 @@ from .compression import compress
 from .consolidation import consolidate
 from .forgetting import Scored, importance_of, over_budget, retention_score
 from .history import History
+from .llm_steps import LLMSteps
 from .maintenance_config import Forgetting, MaintenanceConfig
 from .store import KeyValueStore
 from .synthesis import synthesize
@@ -52,13 +53,14 @@ def epoch_ms(timestamp: str | None) -> int:
 
 
 def run_pass(memory: LongTermMemory, config: MaintenanceConfig, meta: KeyValueStore,
-             now_ms: int, histories: dict[str, History]) -> PassReport:
-    """Run the configured tasks for the current key at ``now_ms``."""
+             now_ms: int, histories: dict[str, History]) -> LLMSteps[PassReport]:
+    """Run the configured tasks for the current key at ``now_ms`` (a step generator: its LLM
+    questions are answered by the caller, memory/llm_steps.py)."""
     compressed = 0
     work_left = False
     if config.compression is not None:
         history = histories[config.compression.history]
-        compressed = compress(memory, config.compression, history, now_ms)
+        compressed = yield from compress(memory, config.compression, history, now_ms)
         # what is left grows old without new appends: keep a timer until it is compressed
         work_left = len(history) > 0
     docs = memory.live_docs()
@@ -79,13 +81,13 @@ def run_pass(memory: LongTermMemory, config: MaintenanceConfig, meta: KeyValueSt
             work_left = True
             # the rest is compared next pass; at least 1 ms on, so a pass always progresses
             next_since = max(epoch_ms(batch[-1].get("updated_at")), since + 1)
-        merges = consolidate(memory, config.consolidation, docs, batch, protected)
+        merges = yield from consolidate(memory, config.consolidation, docs, batch, protected)
         merged = sum(len(m.others) for m in merges)
         if merges:
             docs = memory.as_of_run(docs)
     meta.put(LAST_PASS, str(next_since))
     if config.synthesis is not None:
-        synthesized = synthesize(memory, config.synthesis, docs)
+        synthesized = yield from synthesize(memory, config.synthesis, docs)
     if config.forgetting is not None:
         forgotten = _forget(memory, config.forgetting,
                             [d for d in docs if d["id"] not in protected], now_ms)

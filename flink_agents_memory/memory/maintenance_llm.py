@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..models.llm import LLMError
 from .add_pipeline import strip_fences
+from .llm_steps import LLMSteps, question
 
 if TYPE_CHECKING:
     from .long_term import LongTermMemory
@@ -23,16 +24,14 @@ def skip(memory: LongTermMemory, what: str, why: str) -> None:
     log.warning("%s, %s", what, why)
 
 
-def ask_json(memory: LongTermMemory, system: str, user: str, what: str) -> dict[str, Any] | None:
-    """The LLM's answer as a JSON object, or None (logged as ``what``) when it has none."""
-    assert memory.llm is not None
+def ask_json(memory: LongTermMemory, system: str, user: str,
+             what: str) -> LLMSteps[dict[str, Any] | None]:
+    """The LLM's answer as a JSON object, or None (logged as ``what``) when it has none; a
+    step (memory/llm_steps.py), so a pass waits off the task thread in an async job."""
     memory.metrics.inc("maintenance.llm_calls")
-    try:
-        answer = memory.llm.complete(
-            [{"role": "system", "content": system}, {"role": "user", "content": user}],
-            response_format={"type": "json_object"})
-    except LLMError as e:
-        return skip(memory, what, f"the LLM call failed: {e}")
+    answer = yield question(system, user)
+    if isinstance(answer, LLMError):
+        return skip(memory, what, f"the LLM call failed: {answer}")
     try:
         data = json.loads(strip_fences(answer))
     except (json.JSONDecodeError, TypeError):

@@ -8,6 +8,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MemoryValueError
+from .llm_steps import LLMSteps
 from .maintenance_config import Synthesis
 from .maintenance_llm import ask_json, skip
 
@@ -23,7 +24,8 @@ PROMPT = (
 )
 
 
-def synthesize(memory: LongTermMemory, config: Synthesis, docs: list[dict[str, Any]]) -> bool:
+def synthesize(memory: LongTermMemory, config: Synthesis,
+               docs: list[dict[str, Any]]) -> LLMSteps[bool]:
     """Write or rewrite ``config.memory_id`` from ``docs`` (newest first); whether it did."""
     current = next((d for d in docs if d["id"] == config.memory_id), None)
     sources = [d["memory"] for d in docs if d["id"] != config.memory_id][: config.max_memories]
@@ -31,7 +33,8 @@ def synthesize(memory: LongTermMemory, config: Synthesis, docs: list[dict[str, A
         return False
     prompt = json.dumps({"current": None if current is None else current["memory"],
                          "memories": sources}, ensure_ascii=False)
-    data = ask_json(memory, PROMPT.format(instruction=config.instruction), prompt, UNCHANGED)
+    data = yield from ask_json(memory, PROMPT.format(instruction=config.instruction), prompt,
+                               UNCHANGED)
     if data is None:
         return False
     text = data.get("memory")

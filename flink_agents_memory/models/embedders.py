@@ -12,6 +12,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..runtime.calls import PendingCall
 from .http import post_json
 from .minilm import INSTALL_HINT, ModelNotFoundError, NumpyMiniLM, limit_blas_threads, model_dir
 from .quiet import quiet_libraries
@@ -180,6 +181,10 @@ class OpenAIEmbedder:
     @property
     def dim(self) -> int:
         return self._dim
+
+    async def embed_async(self, texts: list[str]) -> np.ndarray:
+        """:meth:`embed` in an async action: the request runs off the task thread."""
+        return await PendingCall(self.embed, (texts,), {})
 
     def embed(self, texts: list[str]) -> np.ndarray:
         answer = post_json(f"{self.base_url}/embeddings", {"model": self.model, "input": texts},

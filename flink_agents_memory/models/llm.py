@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
+from ..runtime.calls import PendingCall
 from .http import HTTPError, post_json
 
 
@@ -47,6 +48,12 @@ class OpenAICompatibleLLM:
             raise LLMError(str(e)) from e
         except (KeyError, IndexError, TypeError) as e:
             raise LLMError(f"malformed chat completion from {self.base_url}: {e!r}") from e
+
+    async def complete_async(self, messages: list[dict[str, str]],
+                             response_format: dict[str, Any] | None = None) -> str:
+        """:meth:`complete` in an async action: the request runs off the task thread while
+        the subtask goes on (not durable: wrap it in ``ctx.durable_execute_async`` for that)."""
+        return await PendingCall(self.complete, (messages, response_format), {})
 
     def __repr__(self) -> str:  # never show the api key
         return f"OpenAICompatibleLLM(base_url={self.base_url!r}, model={self.model!r})"

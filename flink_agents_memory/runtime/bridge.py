@@ -46,6 +46,10 @@ class AsyncHost(Protocol):
 
     def resume_next(self, run_id: int) -> None: ...
 
+    def restart_next_pass(self) -> None: ...
+
+    def take_chained_at(self) -> int | None: ...
+
     def settled(self) -> list[int]: ...
 
     def durable_log_at(self, directory: str, subtask: int, attempt: int,
@@ -131,19 +135,33 @@ class DirectEntry:
         actions (every run then ends in its element's call)."""
         return None if self._host is None else self._host.async_settings()
 
-    def resume(self, run_id: int) -> tuple[list[Any], int | None]:
+    def resume(self, run_id: int) -> tuple[list[Any], int | None, int | None]:
         """Go on with run ``run_id`` (the operator has set its key): ``(outputs, its id if it
-        waits again)``. It goes through PyFlink's timer path, the one other way into the
+        waits again, the time of the next maintenance pass it became if it did)``. It goes
+        through PyFlink's timer path, the one other way into the
         operation that applies chained functions, side outputs and converters as an element's
         call does; the function tells the resumption from a timer (runtime/function.py)."""
         assert self._host is not None
         self._host.resume_next(run_id)
         outputs = list(self._on_timer(0))
-        return outputs, self._host.take_waiting()
+        return outputs, self._host.take_waiting(), self._host.take_chained_at()
 
     def settled(self) -> list[int]:
         """Ids of waiting runs whose calls settled (or timed out) since the last time."""
         return [] if self._host is None else self._host.settled()
+
+    def take_waiting(self) -> int | None:
+        """The run a timer just started, if it waits on a call (a maintenance pass)."""
+        return None if self._host is None else self._host.take_waiting()
+
+    def restart_pass(self, timestamp: int) -> tuple[list[Any], int | None]:
+        """Run again the maintenance pass of the current key that was waiting when the
+        restored checkpoint was taken (its timer had fired, so the checkpoint holds none):
+        ``(outputs, its run id if it waits)``. Through the timer path, as :meth:`resume`."""
+        assert self._host is not None
+        self._host.restart_next_pass()
+        outputs = list(self._on_timer(timestamp))
+        return outputs, self._host.take_waiting()
 
     # -- durable calls (runtime/durable.py) -------------------------------------------------------
     def durable_log_at(self, directory: str, subtask: int, attempt: int,

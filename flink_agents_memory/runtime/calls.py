@@ -93,7 +93,7 @@ class CallPool:
     def _run(self, call: PendingCall) -> None:
         try:
             result, error = call.fn(*call.args, **call.kwargs), None
-        except Exception as e:
+        except BaseException as e:  # noqa: BLE001 - whatever it was, the run gets it back
             result, error = None, e
         self._settle(call, result, error)
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ActionFailedError
+from ..memory.llm_steps import as_calls
 from ..metrics import MetricsRecorder
 from .calls import PendingCall
 from .config import AgentConfig
@@ -51,6 +52,10 @@ class Run:
     steps: Generator[PendingCall, PendingCall, list[Any]] = field(repr=False)
     #: The call it waits on (None: not waiting).
     call: PendingCall | None = None
+    #: A maintenance pass (no input; its failure is retried, never the error policy's).
+    maintenance: bool = False
+    #: The maintenance timer the ended run asks for (None: none).
+    timer: int | None = None
 
 
 class RunExecutor:
@@ -106,9 +111,23 @@ class RunExecutor:
         ctx.begin(key, now_ms, value)
         return Run(run_id, ctx, value, self._runner.steps(value, ctx))
 
+    def begin_maintenance(self, run_id: int, ctx: RunContext, key: Callable[[], Any],
+                          now_ms: int) -> Run:
+        """A maintenance pass as a run of its own, whose LLM calls are made off the task
+        thread (memory/llm_steps.py)."""
+        ctx.begin_maintenance(key, now_ms)
+        runtime = ctx.runtime
+
+        def steps() -> Generator[PendingCall, PendingCall, list[Any]]:
+            yield from as_calls(runtime.maintenance_steps(), runtime.llm)
+            return []
+
+        return Run(run_id, ctx, None, steps(), maintenance=True)
+
     def advance(self, run: Run) -> list[Any] | None:
         """Take ``run`` on until it awaits a call (None; ``run.call`` is that call) or ends
-        (its outputs, or ``[DeadLetter]``, as :meth:`execute` returns them)."""
+        (its outputs, or ``[DeadLetter]``, as :meth:`execute` returns them; a maintenance pass
+        ends with none and sets ``run.timer``)."""
         ctx = run.ctx
         settled, run.call = run.call, None
         try:
@@ -119,9 +138,12 @@ class RunExecutor:
                 outputs: list[Any] = done.value
             plan = ctx.runtime.prepare_commit()
         except Exception as e:
-            self._runs -= 1
             ctx.rollback()
             ctx.end_durable()
+            if run.maintenance:
+                run.timer = self._maintenance_failed(ctx, e)
+                return []
+            self._runs -= 1
             return self._failed(run.value, e, ctx.key)
         try:
             ctx.runtime.write(plan)
@@ -130,7 +152,15 @@ class RunExecutor:
             raise
         finally:
             ctx.end_durable()
+        if run.maintenance:
+            run.timer = ctx.runtime.take_timer()
         return outputs
+
+    def _maintenance_failed(self, ctx: RunContext, error: Exception) -> int:
+        """A pass that failed (rolled back already): logged, counted, retried later."""
+        self._metrics.inc("maintenance.failures")
+        log.warning("maintenance of key %r failed, retried later: %s", ctx.key, error)
+        return ctx.runtime.retry_maintenance()
 
     def maintain(self, key: Callable[[], Any], now_ms: int) -> int | None:
         """One maintenance pass for ``key()`` at ``now_ms``, committed like a run; returns the
@@ -145,9 +175,7 @@ class RunExecutor:
             plan = runtime.prepare_commit()
         except Exception as e:
             ctx.rollback()
-            self._metrics.inc("maintenance.failures")
-            log.warning("maintenance of key %r failed, retried later: %s", ctx.key, e)
-            return runtime.retry_maintenance()
+            return self._maintenance_failed(ctx, e)
         try:
             runtime.write(plan)
         except BaseException:

@@ -23,13 +23,13 @@ from ..metrics import MetricsRecorder
 from . import bridge
 from .config import AgentConfig
 from .element_call import ElementCallStore
-from .executor import DeadLetter
+from .executor import DeadLetter, Run
 from .in_flight import InFlightRuns
 from .memory_runtime import StateFactory
-from .pyflink_internals import java_state
+from .pyflink_internals import current_key_reader, java_state
 from .wiring import wire_agent
 
-#: How long a maintenance pass waits when its key has a run waiting on a call.
+#: How long a maintenance pass waits (processing time) when its key has a run waiting on a call.
 MAINTENANCE_RETRY_MS = 1_000
 
 #: Side output of failed runs under on_error="dead_letter" (JSON text: key, input, error...).
@@ -153,8 +153,14 @@ class AgentProcessFunction(KeyedProcessFunction):
         #: The run the operator resumes through the timer path, and the run left waiting.
         self._resuming: int | None = None
         self._waiting: int | None = None
+        #: The next timer call restarts a pass the operator restored (see DirectEntry).
+        self._restarting = False
+        #: The time of the pass a resumed pass chained to (see _pass_ended), once.
+        self._chained_at: int | None = None
         if has_async:
             self._in_flight = InFlightRuns(wired.executor, wired.new_context, config, metrics)
+            #: The current key outside an element or timer call (a restored pass's restart).
+            self._current_key = current_key_reader(runtime_context)
         self._durability = wired.durability
         bridge.host(self)
         bridge.on_checkpoint_call(wired.ctx.runtime.on_checkpoint)
@@ -190,6 +196,13 @@ class AgentProcessFunction(KeyedProcessFunction):
     def resume_next(self, run_id: int) -> None:
         self._resuming = run_id
 
+    def restart_next_pass(self) -> None:
+        self._restarting = True
+
+    def take_chained_at(self) -> int | None:
+        at, self._chained_at = self._chained_at, None
+        return at
+
     def settled(self) -> list[int]:
         assert self._in_flight is not None
         return self._in_flight.settled()
@@ -213,32 +226,81 @@ class AgentProcessFunction(KeyedProcessFunction):
         outputs = self._executor.execute(value, ctx.get_current_key, now)
         return self._ended(outputs, ctx, self._runtime)
 
-    def _ended(self, outputs: list[Any], ctx: Any, runtime: Any = None) -> list[Any]:
+    def _ended(self, outputs: list[Any], ctx: Any, runtime: Any = None,
+               resumed: bool = False) -> list[Any]:
         """A run's outputs as the operation emits them, after registering the maintenance timer
-        its commit asks for (``runtime``: the one it ran in; for runs in flight, theirs)."""
-        if self._maintained and (runtime is not None or self._waiting is None):
-            runtime = runtime or (self._in_flight and self._in_flight.last_runtime)
-            self._register(ctx, runtime.take_timer())
+        its commit asks for (``runtime``: the one a sync run ran in; for runs in flight, the
+        run's own; ``resumed``: it ended after waiting)."""
+        if runtime is not None:
+            if self._maintained:
+                self._register(ctx, runtime.take_timer())
+        elif self._waiting is None and self._in_flight is not None:
+            run = self._in_flight.last_ended
+            if run is not None and run.maintenance:
+                self._pass_ended(run, ctx, resumed)
+            elif self._maintained and run is not None:
+                self._register(ctx, run.ctx.runtime.take_timer())
         if outputs and type(outputs[0]) is DeadLetter:
             return [(DEAD_LETTER_TAG, dead_letter_json(outputs[0]))]
         return outputs
 
+    def _pass_ended(self, run: Run, ctx: Any, resumed: bool) -> None:
+        """A maintenance pass in flight ended: its next timer is registered. A pass that
+        waited ends after the watermark moved on: a next pass already due then runs now, as
+        the timer would have fired within the same watermark had the pass not waited (a sync
+        job's passes chain so)."""
+        assert self._in_flight is not None
+        while True:
+            at = run.timer
+            if not (resumed and self._event_time and at is not None
+                    and at <= int(ctx.timer_service().current_watermark())):
+                self._register(ctx, at)
+                return
+            _, self._waiting = self._in_flight.chain_maintenance(run, at)
+            if self._waiting is not None:
+                self._chained_at = at  # the operator records it (a restore runs this pass)
+                return
+            run = self._in_flight.last_ended  # type: ignore[assignment]
+
     def on_timer(self, timestamp: int, ctx: KeyedProcessFunction.OnTimerContext) -> Iterable[Any]:
         """A key's maintenance pass is due: run it at the timer's time (so a replay after a
         restore computes the same scores) and register the next timer if it asks for one. A
-        pass on a key whose run waits on a call is retried a second later, so it never writes
-        under a run that has not committed. (The operator also comes this way to go on with a
-        waiting run: see bridge.DirectEntry.resume.)"""
+        pass on a key whose run waits on a call is tried again after it, so it never writes
+        under a run that has not committed. In a job with async actions the pass is itself a
+        run in flight: its LLM calls wait off the task thread, and the operator queues the key's
+        inputs behind it. (The operator also comes this way to go on with a waiting run: see
+        bridge.DirectEntry.resume.)"""
         if self._resuming is not None:
             assert self._in_flight is not None
             run_id, self._resuming = self._resuming, None
             outputs, self._waiting = self._in_flight.resume(run_id)
-            return self._ended(outputs, ctx)
-        if self._in_flight is not None and self._in_flight.is_busy(ctx.get_current_key()):
-            self._register(ctx, int(timestamp) + MAINTENANCE_RETRY_MS)
+            return self._ended(outputs, ctx, resumed=True)
+        in_flight = self._in_flight
+        if in_flight is None:
+            self._register(ctx, self._executor.maintain(ctx.get_current_key, int(timestamp)))
             return []
-        self._register(ctx, self._executor.maintain(ctx.get_current_key, int(timestamp)))
-        return []
+        if self._restarting:  # the operator restores a pass that was waiting at a checkpoint
+            self._restarting = False
+            outputs, self._waiting = in_flight.start_maintenance(self._current_key(),
+                                                                 int(timestamp))
+            return self._ended(outputs, ctx)
+        key = ctx.get_current_key()
+        if in_flight.is_busy(key):
+            # A pass of the key waits already (a timer due meanwhile): it registers the
+            # next timer when it ends. Else a run waits: try again after it.
+            if not in_flight.is_maintaining(key):
+                self._register(ctx, self._retry_at(ctx, int(timestamp)))
+            return []
+        outputs, self._waiting = in_flight.start_maintenance(key, int(timestamp))
+        return self._ended(outputs, ctx)
+
+    def _retry_at(self, ctx: Any, timestamp: int) -> int:
+        """When a pass put off by a waiting run is tried again: a second later in processing
+        time; in event time just past the current watermark, so it fires at the next one (a
+        fixed step behind a far watermark would fire again at once, over and over)."""
+        if not self._event_time:
+            return timestamp + MAINTENANCE_RETRY_MS
+        return max(timestamp, int(ctx.timer_service().current_watermark())) + 1
 
     def _register(self, ctx: Any, at: int | None) -> None:
         if at is None:

@@ -37,17 +37,35 @@ class InFlightRuns:
         self._free: list[RunContext] = []
         self._runs: dict[int, Run] = {}
         self._next_id = 0
-        #: Keys with a run waiting (maintenance passes on them wait until it ends).
+        #: Keys with a run waiting (maintenance passes on them wait until it ends), and those
+        #: whose waiting run is a maintenance pass.
         self._busy: Counter[Any] = Counter()
+        self._passes: set[Any] = set()
         self._started: dict[int, float] = {}
-        #: The memory runtime of the run that ended last (its maintenance timer is taken next).
-        self.last_runtime: Any = None
+        #: The run that ended last (its maintenance timer is registered next).
+        self.last_ended: Run | None = None
 
     def start(self, value: Any, key: Any, now_ms: int) -> Step:
         ctx = self._free.pop() if self._free else self._new_context()
         run_id = self._next_id
         self._next_id += 1
         run = self._executor.begin(run_id, ctx, value, lambda: key, now_ms)
+        return self._step(run, key)
+
+    def start_maintenance(self, key: Any, now_ms: int) -> Step:
+        """A maintenance pass for ``key`` as a run: its LLM calls wait off the task thread."""
+        ctx = self._free.pop() if self._free else self._new_context()
+        run_id = self._next_id
+        self._next_id += 1
+        run = self._executor.begin_maintenance(run_id, ctx, lambda: key, now_ms)
+        return self._step(run, key)
+
+    def chain_maintenance(self, ended: Run, at: int) -> Step:
+        """The next pass of the key whose pass just ended, at ``at``, under the same run id (the
+        operator keeps the key's inputs behind it as for the pass before)."""
+        key = ended.ctx.key
+        self._free.remove(ended.ctx)
+        run = self._executor.begin_maintenance(ended.id, ended.ctx, lambda: key, at)
         return self._step(run, key)
 
     def resume(self, run_id: int) -> Step:
@@ -67,6 +85,8 @@ class InFlightRuns:
             if run.id not in self._runs:
                 self._runs[run.id] = run
                 self._busy[_hashable(key)] += 1
+                if run.maintenance:
+                    self._passes.add(_hashable(key))
             call.run_id = run.id
             self._started[run.id] = time.perf_counter()
             self._pool.submit(call)
@@ -76,8 +96,10 @@ class InFlightRuns:
             self._busy[_hashable(key)] -= 1
             if not self._busy[_hashable(key)]:
                 del self._busy[_hashable(key)]
+            if run.maintenance:
+                self._passes.discard(_hashable(key))
         self._free.append(run.ctx)
-        self.last_runtime = run.ctx.runtime
+        self.last_ended = run
         assert outputs is not None
         return outputs, None
 
@@ -92,6 +114,10 @@ class InFlightRuns:
     def is_busy(self, key: Any) -> bool:
         """Whether a run of ``key`` waits on a call."""
         return _hashable(key) in self._busy
+
+    def is_maintaining(self, key: Any) -> bool:
+        """Whether a maintenance pass of ``key`` waits on a call."""
+        return _hashable(key) in self._passes
 
     def close(self) -> None:
         self._pool.close()

@@ -30,6 +30,7 @@ from ..memory.access import AccessLog
 from ..memory.audit import AuditTrail
 from ..memory.history import History, ListBackend
 from ..memory.list_retention import ListRetention
+from ..memory.llm_steps import LLMSteps, answer_inline
 from ..memory.long_term import LongTermMemory
 from ..memory.maintenance import PassReport, run_pass
 from ..memory.retention import Retention
@@ -218,14 +219,26 @@ class MemoryRuntime:
         return at
 
     def maintain(self) -> PassReport:
-        """One maintenance pass for the current key (buffered; commit it like a run). When it
-        leaves work, :meth:`take_timer` returns the next timer."""
+        """One maintenance pass for the current key (buffered; commit it like a run), its LLM
+        calls made on this thread. When it leaves work, :meth:`take_timer` returns the next
+        timer."""
+        return answer_inline(self.maintenance_steps(), self.llm)
+
+    @property
+    def llm(self) -> Any:
+        """The LLM maintenance and the add pipeline ask (None: none configured)."""
+        return None if self.long_term is None else self.long_term.llm
+
+    def maintenance_steps(self) -> LLMSteps[PassReport]:
+        """:meth:`maintain` as a step generator (memory/llm_steps.py): an async job's pass
+        waits for its LLM calls off the task thread."""
         assert self.maintenance is not None and self.long_term is not None
         assert self._timers is not None
         self._maintaining = True
         self._timers.fired()
         now = self._now_ms()
-        report = run_pass(self.long_term, self.maintenance, self.meta, now, self.histories)
+        report = yield from run_pass(self.long_term, self.maintenance, self.meta, now,
+                                     self.histories)
         if report.work_left:
             self._next_timer = self._timers.schedule(now)
         self.metrics.inc("maintenance.passes")

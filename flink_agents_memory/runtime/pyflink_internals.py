@@ -114,3 +114,10 @@ def apply_memory_operator(
         operator_class = getattr(operator_class, part)
     j_operator = operator_class(j_conf, j_function_info, j_input_type, j_output_type)
     return DataStream(j_stream.transform(name, j_output_type, j_operator))
+
+
+def current_key_reader(runtime_context: Any) -> Any:
+    """A callable returning the operator's current key (as Python sees it) at any time: the
+    keyed state backend of the thread-mode runtime context reads it from the operator, where a
+    timer context reads it from the timer being fired (None outside a timer)."""
+    return runtime_context.get_keyed_state_backend().get_current_key

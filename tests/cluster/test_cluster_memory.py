@@ -148,17 +148,20 @@ def oracle(flink_cluster: cluster.ClusterSettings, tmp_path_factory) -> dict[str
 MAX_IN_FLIGHT = 8
 
 
-@pytest.fixture(params=["sync", "async"])
+@pytest.fixture(params=["sync", "async-hashmap", "async-rocksdb"])
 def agent(request) -> Any:
-    """The job's agent: the sync one, or the async one, which awaits a durable call to a slow
-    loopback LLM before each run's writes and must end exactly as the sync one (the oracle).
-    Yields ``(extra job arguments, the LLM server or None)``."""
+    """The job's agent: the sync one (on the test's own backend), or the async one on each
+    backend, which awaits a durable call to a slow loopback LLM before each run's writes and
+    must end exactly as the sync one (the oracle). Yields ``(extra job arguments, the LLM
+    server or None, the backend or None)``."""
     if request.param == "sync":
-        yield [], None
+        yield [], None, None
         return
+    backend = request.param.split("-", 1)[1]
     with ScriptedLLMServer(respond=lambda body: "re:" + body["messages"][-1]["content"]) as llm:
         llm.delay_s = 0.2
-        yield ["--llm-url", llm.url, "--max-in-flight", str(MAX_IN_FLIGHT)], llm
+        yield ["--llm-url", llm.url, "--max-in-flight", str(MAX_IN_FLIGHT),
+               "--backend", backend], llm, backend
 
 
 def calls_made_again(llm: ScriptedLLMServer | None) -> int:
@@ -182,7 +185,7 @@ def test_taskmanagers_score_long_term_vectors_with_simd(flink_cluster, oracle):
 def test_rescale_through_stop_with_savepoint_2_3_1(flink_cluster, oracle, tmp_path, agent):
     out = tmp_path / "digests"
     throttle = ["--throttle-ms", str(THROTTLE_MS)]
-    agent_args, _ = agent
+    agent_args, _, _ = agent
     savepoints: list[str] = []
     at_savepoint: list[dict[Any, dict[str, Any]]] = []  # each key's newest digest at each stop
     job_id = None
@@ -238,7 +241,7 @@ def assert_inspector_shows(savepoint: str, digests: dict[Any, dict[str, Any]]) -
 
 def test_kill_9_taskmanager_restores_all_memory(flink_cluster, oracle, tmp_path, agent):
     out, checkpoints = tmp_path / "digests", tmp_path / "checkpoints"
-    agent_args, llm = agent
+    agent_args, llm, _ = agent
     # Until the heartbeat times out, the JobManager keeps redeploying to the killed TaskManager
     # and each attempt fails at once (500 ms apart): the restart budget must outlast that.
     restarts = flink_cluster.heartbeat_timeout_ms // 500 + 5
@@ -295,15 +298,18 @@ def test_kill_9_whole_cluster_resumes_from_retained_checkpoint(flink_cluster, or
                                                                agent):
     """kill -9 of the JobManager and every TaskManager at once (no HA: the job is gone with
     the JobManager), then the cluster started again and the job resubmitted with ``-s`` on its
-    latest retained checkpoint. RocksDB with incremental checkpoints."""
+    latest retained checkpoint. RocksDB with incremental checkpoints (the async agent on each
+    backend)."""
     out, checkpoints = tmp_path / "digests", tmp_path / "checkpoints"
+    agent_args, llm, backend = agent
     args = ["--throttle-ms", str(THROTTLE_MS), "--checkpoint-dir", str(checkpoints),
-            "--interval-ms", "500", "--retain", "--backend", "rocksdb", *agent[0]]
+            "--interval-ms", "500", "--retain", "--backend", backend or "rocksdb", *agent_args]
     job_id = submit(flink_cluster, out, *args, parallelism=2)
     cluster.wait_job(flink_cluster, job_id, states=("RUNNING",))
     config = cluster.rest_get(flink_cluster, f"/jobs/{job_id}/checkpoints/config")
     assert config["externalization"] == {"enabled": True, "delete_on_cancellation": False}
-    assert "RocksDB" in config["state_backend"], config["state_backend"]
+    expected_backend = "HashMap" if backend == "hashmap" else "RocksDB"
+    assert expected_backend in config["state_backend"], config["state_backend"]
     # Flink counts a checkpoint completed once its _metadata is committed; the disk is asked too,
     # so that a failure below says whether the kill, not the wait, lost it.
     wait_until(lambda: completed_checkpoints(flink_cluster, job_id)["counts"]["completed"] >= 2
@@ -332,6 +338,6 @@ def test_kill_9_whole_cluster_resumes_from_retained_checkpoint(flink_cluster, or
           f"{len(records) - N}")
     assert restored is not None and restored["external_path"].rstrip("/").endswith(latest.name)
     assert_matches_oracle(records, oracle)
-    again = calls_made_again(agent[1])
+    again = calls_made_again(llm)
     print(f"LLM calls made again after the kill: {again}")
     assert again <= 2 * MAX_IN_FLIGHT, f"{again} calls made again"

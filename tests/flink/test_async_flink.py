@@ -7,7 +7,7 @@ import json
 from collections import defaultdict
 
 import pytest
-from async_agent import AskingAgent, FailingAskingAgent, RememberingAgent
+from async_agent import AskingAgent, ClientsAgent, FailingAskingAgent, RememberingAgent
 from flink.jobs import make_env, run_agent, sequence_source
 from llm_server import ScriptedLLMServer
 
@@ -128,3 +128,15 @@ def test_add_messages_async_runs_the_pipeline_of_many_keys_at_once() -> None:
             assert memories.split(";") == expected, key
         assert len(server.requests) == 2 * n
         assert server.max_in_flight > 1, "the pipeline's calls never overlapped"
+
+
+def test_the_llm_client_and_http_embedder_have_awaitable_forms() -> None:
+    def embed(texts: list[str]) -> list[list[float]]:
+        return [[1.0, 0.0, 0.0, 0.0] for _ in texts]
+
+    with ScriptedLLMServer(embed=embed, respond=_answer) as server:
+        server.delay_s = 0.1
+        outputs = run_agent(ClientsAgent(server.url), lambda env: sequence_source(env, 24, 8),
+                            env=make_env(parallelism=1), config=AgentConfig())
+        assert sorted(outputs) == sorted(f"k{i % 8}|{i}|re:k{i % 8}|{i}|4" for i in range(24))
+        assert server.max_in_flight > 1, "the awaited calls never overlapped"

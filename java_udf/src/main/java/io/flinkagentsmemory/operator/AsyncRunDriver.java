@@ -7,6 +7,7 @@ import java.util.function.BooleanSupplier;
 
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.java.tuple.Tuple2;
 
 /**
@@ -29,6 +30,12 @@ final class AsyncRunDriver<K, IN> {
         /** The current key's pending inputs: (timestamp or {@link #NO_TIMESTAMP}, value). */
         ListState<Tuple2<Long, IN>> pending();
 
+        /** The time of the current key's maintenance pass in flight (null: none). */
+        ValueState<Long> pendingPass();
+
+        /** Run again the current key's pass that a restore found waiting; its run id if it waits. */
+        Long restartPass(long timestamp) throws Exception;
+
         /** Outputs emitted next carry this timestamp. */
         void useTimestamp(long timestamp);
 
@@ -36,7 +43,7 @@ final class AsyncRunDriver<K, IN> {
         Long start(IN value) throws Exception;
 
         /** Go on with a suspended run whose call settled; its outputs are emitted if it ended. */
-        Long resume(long runId) throws Exception;
+        DirectElementCall.Resumed resume(long runId) throws Exception;
 
         /** Run ids whose calls settled since the last poll. */
         List<?> settled() throws Exception;
@@ -121,15 +128,26 @@ final class AsyncRunDriver<K, IN> {
             long runId = ((Number) id).longValue();
             K key = inputs.keyOf(runId);
             host.setCurrentKey(key);
-            host.useTimestamp(head().f0);
-            if (host.resume(runId) != null) {
+            boolean timerRun = inputs.isTimerRun(runId);
+            if (!timerRun) {
+                host.useTimestamp(head().f0);
+            }
+            DirectElementCall.Resumed resumed = host.resume(runId);
+            if (resumed.waiting() != null) {
+                if (resumed.chainedPassAt() != null) {
+                    host.pendingPass().update(resumed.chainedPassAt());
+                }
                 continue; // it awaits another call
             }
             inputs.runEnded(runId);
+            if (timerRun) {
+                host.pendingPass().clear();
+                startHeadOf(key); // the inputs that came while the pass ran
+                continue;
+            }
             removeHead();
             if (inputs.finished(key)) {
-                Tuple2<Long, IN> next = head();
-                run(key, next.f1, next.f0, true);
+                startHeadOf(key);
             }
         }
         startReady();
@@ -137,6 +155,31 @@ final class AsyncRunDriver<K, IN> {
             host.passWatermark(watermark);
         }
         if (inputs.runsInFlight() > 0) {
+            host.schedulePoll();
+        }
+    }
+
+    /** The key's head input runs now, or when a run is free. */
+    private void startHeadOf(K key) throws Exception {
+        if (!inputs.hasInputs(key)) {
+            return;
+        }
+        if (!inputs.hasRunRoom()) {
+            inputs.markReady(key);
+            return;
+        }
+        Tuple2<Long, IN> next = head();
+        run(key, next.f1, next.f0, true);
+    }
+
+    /**
+     * A timer of the current key ran Python and left a run waiting ({@code runId}, null: none):
+     * a maintenance pass whose LLM calls are in flight. The key's inputs queue behind it.
+     */
+    void timerRan(Long runId, long timestamp) throws Exception {
+        if (runId != null) {
+            inputs.timerRunStarted(runId, host.currentKey());
+            host.pendingPass().update(timestamp); // a restore runs it again (its timer is spent)
             host.schedulePoll();
         }
     }
@@ -149,10 +192,24 @@ final class AsyncRunDriver<K, IN> {
     }
 
     /**
-     * After a restore: the keys with pending inputs (in {@code keys}, read from keyed state) run
-     * them again from the first, as room allows.
+     * After a restore: the maintenance passes that were waiting (keys in {@code passKeys}) run
+     * again, then the keys with pending inputs (in {@code keys}, read from keyed state) run them
+     * again from the first, as room allows, each behind its key's pass.
      */
-    void restore(Iterator<K> keys) throws Exception {
+    void restore(Iterator<K> keys, Iterator<K> passKeys) throws Exception {
+        List<K> passes = new ArrayList<>();
+        passKeys.forEachRemaining(passes::add);
+        for (K key : passes) { // first: the key's inputs came after its pass
+            host.setCurrentKey(key);
+            Long timestamp = host.pendingPass().value();
+            Long runId = timestamp == null ? null : host.restartPass(timestamp);
+            if (runId == null) {
+                host.pendingPass().clear();
+            } else {
+                inputs.timerRunStarted(runId, key);
+                host.schedulePoll();
+            }
+        }
         List<K> restored = new ArrayList<>();
         keys.forEachRemaining(restored::add);
         for (K key : restored) {

@@ -65,13 +65,30 @@ final class DirectElementCall<IN, OUT> {
 
     /**
      * Goes on with a waiting run whose call settled (the operator has set its key); emits its
-     * outputs if it ended. Python returns {@code (outputs, the run's id if it waits again)}.
+     * outputs if it ended. Python returns {@code (outputs, the run's id if it waits again, the
+     * time of the maintenance pass a pass became, if it chained to the next one)}.
      */
-    Long resume(long runId, TimestampedCollector<OUT> collector) throws Exception {
+    Resumed resume(long runId, TimestampedCollector<OUT> collector) throws Exception {
         List<?> parts = PythonLists.asList(
                 interpreter.invokeMethod(ENTRY, "resume", new Object[] {runId}), "a run's resumption");
         emit(parts.get(0), collector);
+        return new Resumed(runId(parts.get(1)), runId(parts.get(2)));
+    }
+
+    /** A resumption's outcome: the run id if it waits again, and a chained pass's time. */
+    record Resumed(Long waiting, Long chainedPassAt) {}
+
+    /** Runs again a maintenance pass a restore found waiting; emits outputs; its run id if it waits. */
+    Long restartPass(long timestamp, TimestampedCollector<OUT> collector) throws Exception {
+        List<?> parts = PythonLists.asList(
+                interpreter.invokeMethod(ENTRY, "restart_pass", new Object[] {timestamp}), "a pass's restart");
+        emit(parts.get(0), collector);
         return runId(parts.get(1));
+    }
+
+    /** The run a timer just started, if it waits on a call (else null). */
+    Long takeWaiting() {
+        return runId(interpreter.invokeMethod(ENTRY, "take_waiting"));
     }
 
     /** Ids of waiting runs whose calls settled since the last time. */

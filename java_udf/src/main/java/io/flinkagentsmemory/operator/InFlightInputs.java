@@ -24,6 +24,8 @@ final class InFlightInputs<K> {
     private final Map<K, ArrayDeque<Long>> queues = new HashMap<>();
     /** Runs in flight: run id to key. */
     private final Map<Long, K> running = new HashMap<>();
+    /** Runs in flight that a timer started (maintenance passes): they have no input. */
+    private final Map<Long, K> timerRuns = new HashMap<>();
     /** Busy keys whose head input waits for a free run (restored keys, or no room when it came up). */
     private final ArrayDeque<K> ready = new ArrayDeque<>();
     /** Sequence numbers of inputs accepted and not finished, for the watermark rule. */
@@ -43,6 +45,27 @@ final class InFlightInputs<K> {
     }
 
     boolean isBusy(K key) {
+        return queues.containsKey(key) || timerRuns.containsValue(key);
+    }
+
+    /** Whether a timer's run (a maintenance pass) of {@code key} is in flight. */
+    boolean hasTimerRun(K key) {
+        return timerRuns.containsValue(key);
+    }
+
+    /** A timer started a run of {@code key} that waits: inputs of the key queue behind it. */
+    void timerRunStarted(long runId, K key) {
+        started(runId, key);
+        timerRuns.put(runId, key);
+    }
+
+    /** Whether {@code runId} is a timer's run. */
+    boolean isTimerRun(long runId) {
+        return timerRuns.containsKey(runId);
+    }
+
+    /** Whether inputs of {@code key} wait in its queue. */
+    boolean hasInputs(K key) {
         return queues.containsKey(key);
     }
 
@@ -80,6 +103,7 @@ final class InFlightInputs<K> {
 
     void runEnded(long runId) {
         running.remove(runId);
+        timerRuns.remove(runId);
     }
 
     /** The head input of {@code key} finished; returns whether more inputs of the key wait. */
@@ -101,9 +125,18 @@ final class InFlightInputs<K> {
         ready.add(key);
     }
 
-    /** A busy key whose head input can start now, or null. */
+    /**
+     * A busy key whose head input can start now, or null. A key whose timer run is in flight is
+     * skipped: its head starts when that run ends.
+     */
     K nextReady() {
-        return hasRunRoom() ? ready.poll() : null;
+        while (hasRunRoom() && !ready.isEmpty()) {
+            K key = ready.poll();
+            if (!hasTimerRun(key)) {
+                return key;
+            }
+        }
+        return null;
     }
 
     /** Whether {@code watermark} must wait (inputs before it are unfinished); it is then held. */
@@ -132,7 +165,8 @@ final class InFlightInputs<K> {
         return outstanding.size();
     }
 
+    /** Nothing accepted unfinished, no watermark held, no run (a timer's included) in flight. */
     boolean idle() {
-        return outstanding.isEmpty() && held.isEmpty();
+        return outstanding.isEmpty() && held.isEmpty() && running.isEmpty();
     }
 }

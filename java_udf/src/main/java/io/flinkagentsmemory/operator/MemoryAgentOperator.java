@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.concurrent.RunnableFuture;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -24,6 +26,7 @@ import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.functions.python.DataStreamPythonFunctionInfo;
+import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.api.operators.python.embedded.AbstractEmbeddedDataStreamPythonFunctionOperator;
 import org.apache.flink.streaming.api.operators.python.embedded.EmbeddedPythonKeyedProcessOperator;
@@ -63,9 +66,12 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
     /** Runs in flight, for an agent with async actions (null: every run ends in its element's call). */
     private transient AsyncRunDriver<Object, IN> asyncRuns;
     private transient ListState<Tuple2<Long, IN>> pendingInputs;
+    private transient ValueState<Long> pendingPass;
     private transient boolean pollScheduled;
     /** The keyed state of an async agent's waiting inputs (see AsyncRunDriver). */
     static final String PENDING_INPUTS = "flink_agents_memory.pending_inputs";
+    /** The keyed state of an async agent's maintenance pass in flight (its timer's time). */
+    static final String PENDING_PASS = "flink_agents_memory.pending_pass";
 
     public MemoryAgentOperator(
             Configuration config,
@@ -185,6 +191,7 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
         }
         pendingInputs = getRuntimeContext().getListState(new ListStateDescriptor<>(
                 PENDING_INPUTS, new TupleTypeInfo<Tuple2<Long, IN>>(BasicTypeInfo.LONG_TYPE_INFO, inputTypeInfo)));
+        pendingPass = getRuntimeContext().getState(new ValueStateDescriptor<>(PENDING_PASS, BasicTypeInfo.LONG_TYPE_INFO));
         asyncRuns = new AsyncRunDriver<>(asyncHost(),
                 ((Number) settings.get(0)).intValue(), ((Number) settings.get(1)).intValue(),
                 getContainingTask().getMailboxExecutorFactory().createExecutor(getOperatorConfig().getChainIndex()));
@@ -193,10 +200,30 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
         // The keys are read to the end and the stream closed (RocksDB iterates a snapshot) before
         // any run writes state.
         List<Object> restored;
-        try (var keys = getKeyedStateBackend().<Object>getKeys(PENDING_INPUTS, VoidNamespace.INSTANCE)) {
+        List<Object> passes;
+        try (var keys = getKeyedStateBackend().<Object>getKeys(PENDING_INPUTS, VoidNamespace.INSTANCE);
+                var passKeys = getKeyedStateBackend().<Object>getKeys(PENDING_PASS, VoidNamespace.INSTANCE)) {
             restored = keys.toList();
+            passes = passKeys.toList();
         }
-        asyncRuns.restore(restored.iterator());
+        asyncRuns.restore(restored.iterator(), passes.iterator());
+    }
+
+    /** A timer may start a run that waits (an async job's maintenance pass): the driver keeps it. */
+    @Override
+    public void onEventTime(InternalTimer<K, VoidNamespace> timer) throws Exception {
+        super.onEventTime(timer);
+        if (asyncRuns != null) {
+            asyncRuns.timerRan(direct.takeWaiting(), timer.getTimestamp());
+        }
+    }
+
+    @Override
+    public void onProcessingTime(InternalTimer<K, VoidNamespace> timer) throws Exception {
+        super.onProcessingTime(timer);
+        if (asyncRuns != null) {
+            asyncRuns.timerRan(direct.takeWaiting(), timer.getTimestamp());
+        }
     }
 
     /** End of input: every run in flight and every queued input finishes before the operator does. */
@@ -230,6 +257,16 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
             }
 
             @Override
+            public ValueState<Long> pendingPass() {
+                return pendingPass;
+            }
+
+            @Override
+            public Long restartPass(long timestamp) throws Exception {
+                return direct.restartPass(timestamp, collector);
+            }
+
+            @Override
             public void useTimestamp(long ts) {
                 if (ts == AsyncRunDriver.NO_TIMESTAMP) {
                     collector.eraseTimestamp();
@@ -246,7 +283,7 @@ public class MemoryAgentOperator<K, IN, OUT> extends EmbeddedPythonKeyedProcessO
             }
 
             @Override
-            public Long resume(long runId) throws Exception {
+            public DirectElementCall.Resumed resume(long runId) throws Exception {
                 return direct.resume(runId, collector);
             }
 

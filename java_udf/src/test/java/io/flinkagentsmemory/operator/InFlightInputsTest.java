@@ -71,4 +71,21 @@ class InFlightInputsTest {
         assertEquals(List.of(20L), inputs.releasable());
         assertTrue(inputs.idle());
     }
+
+    @Test
+    void aTimersRunKeepsItsKeyBusyAndItsReadyHeadWaitsForIt() {
+        InFlightInputs<String> inputs = new InFlightInputs<>(2, 8);
+        inputs.timerRunStarted(5, "a");
+        assertTrue(inputs.isBusy("a"), "inputs of a key under maintenance queue behind it");
+        assertTrue(inputs.isTimerRun(5));
+        assertFalse(inputs.hasInputs("a"));
+        inputs.accept("a");
+        inputs.markReady("a");
+        assertNull(inputs.nextReady(), "its head starts when the pass ends, not before");
+        inputs.runEnded(5);
+        assertFalse(inputs.isTimerRun(5));
+        assertTrue(inputs.hasInputs("a"));
+        assertTrue(inputs.isBusy("a"));
+        assertTrue(inputs.hold(9), "a timer's run holds no watermark, the queued input does");
+    }
 }
