@@ -137,13 +137,25 @@ def _frames() -> Iterator[Any]:
     llm_steps.py), outside their frames."""
     frame = sys._getframe()
     while frame is not None:
-        yield frame
-        steps, chain = frame.f_locals.get("steps"), []
-        while inspect.isgenerator(steps) and steps.gi_frame is not None:
-            chain.append(steps.gi_frame)
-            steps = steps.gi_yieldfrom
-        yield from reversed(chain)
+        yield from _with_steps(frame)
         frame = frame.f_back
+
+
+def _with_steps(frame: Any) -> Iterator[Any]:
+    yield frame
+    yield from _driven(frame)
+
+
+def _driven(frame: Any) -> Iterator[Any]:
+    """The frames of the generators ``frame`` drives through a ``steps`` local (and of those
+    they drive), innermost first."""
+    steps, chain = frame.f_locals.get("steps"), []
+    while inspect.isgenerator(steps) and steps.gi_frame is not None:
+        chain.append(steps.gi_frame)
+        steps = steps.gi_yieldfrom
+    for generator_frame in reversed(chain):
+        yield from _driven(generator_frame)
+        yield generator_frame
 
 
 def _plain(text: str) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Generator
 from typing import TypeVar
 
 from ..models.llm import LLM, LLMError
-from ..runtime.calls import PendingCall
+from ..runtime.calls import PendingCall, run_inline
 
 T = TypeVar("T")
 
@@ -38,14 +38,7 @@ def complete(llm: LLM, asked: Question) -> Answer:
 
 def answer_inline(steps: LLMSteps[T], llm: LLM | None) -> T:
     """Run ``steps`` to its end, calling the LLM on this thread."""
-    answer: Answer | None = None
-    while True:
-        try:
-            asked = steps.send(answer)  # type: ignore[arg-type]
-        except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
-        assert llm is not None, "a step asked a question without an LLM configured"
-        answer = complete(llm, asked)
+    return run_inline(as_calls(steps, llm))
 
 
 def as_calls(steps: LLMSteps[T], llm: LLM | None) -> Generator[PendingCall, PendingCall, T]:

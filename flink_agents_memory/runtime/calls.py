@@ -17,9 +17,11 @@ import time
 from collections import deque
 from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import CallTimeoutError
+
+T = TypeVar("T")
 
 
 class PendingCall:
@@ -59,6 +61,19 @@ class PendingCall:
         self.settled = True
         if self.on_settled is not None:
             self.on_settled(self)
+
+
+def run_inline(steps: Generator[PendingCall, PendingCall, T]) -> T:
+    """Drive a generator of calls to its end, making each call on this thread (a host that runs
+    everything synchronously: the local runner, a sync job's maintenance, ``add_messages``)."""
+    settled: PendingCall | None = None
+    while True:
+        try:
+            call = steps.send(settled)  # type: ignore[arg-type]
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+        call.run_inline()
+        settled = call
 
 
 class CallPool:

@@ -10,7 +10,7 @@ from ..agent import ActionSpec
 from ..errors import ActionFailedError, RunawayRunError, UnhandledEventError
 from ..events import Event, InputEvent, OutputEvent
 from ..metrics import MetricsRecorder
-from .calls import PendingCall
+from .calls import PendingCall, run_inline
 from .config import AgentConfig
 from .run_context import RunContext
 
@@ -68,15 +68,7 @@ class AgentRunner:
 
         Raises a RunError subclass when the run fails; the caller then discards its writes.
         """
-        steps = self.steps(value, ctx)
-        send: PendingCall | None = None
-        while True:
-            try:
-                call = steps.send(send)
-            except StopIteration as done:
-                return done.value  # type: ignore[no-any-return]
-            call.run_inline()
-            send = call
+        return run_inline(self.steps(value, ctx))
 
     def steps(self, value: Any, ctx: RunContext) -> Generator[PendingCall, PendingCall, list[Any]]:
         """One run as a generator: it yields each call an async action awaits and is sent the
