@@ -9,6 +9,7 @@ memory steps in between run on it. One implementation per behaviour, no sync/asy
 
 from __future__ import annotations
 
+import types
 from collections.abc import Generator
 from typing import TypeVar
 
@@ -60,11 +61,12 @@ def as_calls(steps: LLMSteps[T], llm: LLM | None) -> Generator[PendingCall, Pend
 
 async def answer_awaited(steps: LLMSteps[T], llm: LLM | None) -> T:
     """Run ``steps`` in an async action: each LLM call is awaited off the task thread."""
-    answer: Answer | None = None
-    while True:
-        try:
-            asked = steps.send(answer)  # type: ignore[arg-type]
-        except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
-        assert llm is not None, "a step asked a question without an LLM configured"
-        answer = await PendingCall(complete, (llm, asked), {})
+    return await _awaitable(as_calls(steps, llm))  # type: ignore[no-any-return]
+
+
+@types.coroutine
+def _awaitable(calls: Generator[PendingCall, PendingCall, T]) -> Generator[PendingCall,
+                                                                            PendingCall, T]:
+    """A generator of calls, awaitable in an action: its driver sends each settled call back,
+    as it does to every awaited call (runtime/runner.py)."""
+    return (yield from calls)

@@ -44,8 +44,13 @@ class PendingCall:
         #: (the durable log writes its record here).
         self.on_settled: Callable[[PendingCall], None] | None = None
 
-    def __await__(self) -> Generator[PendingCall, Any, Any]:
-        return (yield self)
+    def __await__(self) -> Generator[PendingCall, PendingCall, Any]:
+        """The driver sends the call back once settled (one protocol for every generator of
+        calls, see runner._drive): its result, or its error raised."""
+        settled = yield self
+        if settled.error is not None:
+            raise settled.error
+        return settled.result
 
     @property
     def name(self) -> str:

@@ -119,13 +119,12 @@ class AgentRunner:
 def _drive(coroutine: Coroutine[PendingCall, Any, Any], ctx: RunContext,
            action: str) -> Generator[PendingCall, PendingCall, None]:
     """Runs an async action's coroutine: each call it awaits goes up to the host, and the
-    settled call's result (or error) goes back into the coroutine. Between steps other runs
-    use the subtask, so the run's action name is set again each time it goes on."""
-    send: Any = None
-    error: BaseException | None = None
+    settled call goes back into the coroutine (PendingCall.__await__ unwraps it). Between
+    steps other runs use the subtask, so the run's action name is set again each time."""
+    settled: PendingCall | None = None
     while True:
         try:
-            awaited = coroutine.send(send) if error is None else coroutine.throw(error)
+            awaited = coroutine.send(settled)
         except StopIteration:
             return
         if not isinstance(awaited, PendingCall):
@@ -135,9 +134,8 @@ def _drive(coroutine: Coroutine[PendingCall, Any, Any], ctx: RunContext,
                 "ctx.durable_execute_async(...) and the package's *_async methods only "
                 "(there is no asyncio loop on the task thread)")
         try:
-            call = yield awaited
+            settled = yield awaited
         except GeneratorExit:
             coroutine.close()
             raise
         ctx.current_action = action
-        send, error = (None, call.error) if call.error is not None else (call.result, None)
