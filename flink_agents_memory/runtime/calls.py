@@ -163,10 +163,6 @@ class CallPool:
             expired.append(run_id)
         return expired
 
-    def forget(self, run_id: int) -> None:
-        """The run is gone (its subtask closes): its call's outcome is not wanted."""
-        self._waiting.pop(run_id, None)
-
     def _event_loop(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
             loop = asyncio.new_event_loop()
